@@ -198,7 +198,6 @@ impl LineRule {
 const W_EMPTY: u8 = 0;
 const W_OWN: u8 = 1;
 const W_OPP: u8 = 2;
-const W_WALL: u8 = 3;
 const WIN: usize = 2 * HALF + 1;
 const CENTRE: usize = HALF;
 
@@ -488,7 +487,11 @@ impl RuleTables {
     #[inline]
     pub fn pattern(&self, key: u32, color: Color) -> Pattern {
         let b = self.line[key as usize];
-        Pattern::from_u8(if color == Color::Black { b & 15 } else { b >> 4 })
+        Pattern::from_u8(if color == Color::Black {
+            b & 15
+        } else {
+            b >> 4
+        })
     }
 }
 
@@ -562,23 +565,44 @@ mod tests {
     #[test]
     fn exact_five_overlines() {
         use Pattern::*;
-        assert_eq!(line_pattern(Rule::Standard, Color::Black, "..XXX*XX..."), Overline);
-        assert_eq!(line_pattern(Rule::Standard, Color::White, "..OOO*OO..."), Overline);
-        assert_eq!(line_pattern(Rule::Standard, Color::Black, "..X.X*XX..."), B4);
+        assert_eq!(
+            line_pattern(Rule::Standard, Color::Black, "..XXX*XX..."),
+            Overline
+        );
+        assert_eq!(
+            line_pattern(Rule::Standard, Color::White, "..OOO*OO..."),
+            Overline
+        );
+        assert_eq!(
+            line_pattern(Rule::Standard, Color::Black, "..X.X*XX..."),
+            B4
+        );
         // A four that can only complete to six is no four.
         assert_eq!(line_pattern(Rule::Standard, Color::Black, "X.XXX*O"), Dead);
         assert_eq!(line_pattern(Rule::Freestyle, Color::Black, "X.XXX*O"), B4);
-        assert_eq!(line_pattern(Rule::Standard, Color::Black, "..XX.*XX..."), B3);
+        assert_eq!(
+            line_pattern(Rule::Standard, Color::Black, "..XX.*XX..."),
+            B3
+        );
     }
 
     #[test]
     fn renju_line_rules() {
         use Pattern::*;
         // Black: overline and same-line double fours are forbidden on the line.
-        assert_eq!(line_pattern(Rule::Renju, Color::Black, "..XXX*XX..."), Overline);
+        assert_eq!(
+            line_pattern(Rule::Renju, Color::Black, "..XXX*XX..."),
+            Overline
+        );
         assert_eq!(line_pattern(Rule::Renju, Color::Black, "X.X*X.X"), Overline);
-        assert_eq!(line_pattern(Rule::Renju, Color::Black, "XX.X*.XX"), Overline);
-        assert_eq!(line_pattern(Rule::Renju, Color::Black, "XXX.*.XXX"), Overline);
+        assert_eq!(
+            line_pattern(Rule::Renju, Color::Black, "XX.X*.XX"),
+            Overline
+        );
+        assert_eq!(
+            line_pattern(Rule::Renju, Color::Black, "XXX.*.XXX"),
+            Overline
+        );
         assert_eq!(line_pattern(Rule::Renju, Color::Black, "....X*XX...."), F4);
         // White: five or more wins.
         assert_eq!(line_pattern(Rule::Renju, Color::White, "..OOO*OO..."), F5);
@@ -592,8 +616,14 @@ mod tests {
         // The edge does not block.
         assert_eq!(line_pattern(Rule::Caro, Color::Black, "|XX*XXO"), F5);
         assert_eq!(line_pattern(Rule::Caro, Color::Black, "OXXX*XXO"), F5);
-        assert_eq!(line_pattern(Rule::CaroExact, Color::Black, "OXXX*XXO"), Overline);
-        assert_eq!(line_pattern(Rule::CaroExact, Color::Black, "..OXX*XXO.."), Dead);
+        assert_eq!(
+            line_pattern(Rule::CaroExact, Color::Black, "OXXX*XXO"),
+            Overline
+        );
+        assert_eq!(
+            line_pattern(Rule::CaroExact, Color::Black, "..OXX*XXO.."),
+            Dead
+        );
         // A four whose five would be blocked at both ends is no four.
         assert_eq!(line_pattern(Rule::Caro, Color::Black, "..OX*XX.O.."), Dead);
         assert_eq!(line_pattern(Rule::Caro, Color::Black, "..OX*XX..O."), B4);

@@ -1,0 +1,560 @@
+//! The board: stones plus the incrementally updated pattern state of every cell.
+//! `make` and `undo` are the only writers of that state.
+
+use crate::pattern::{self, slot, Pattern, Pattern4, RuleTables, BLACK, EMPTY, HALF, WALL, WHITE};
+use crate::types::{Color, Pos, Rule, DIRS, MAX_SIZE, MIN_SIZE, NUM_CELLS};
+use once_cell::sync::Lazy;
+use std::fmt;
+
+/// Offsets (dx, dy) of the candidate stencil: a cell is a candidate when a stone lies at one
+/// of these offsets from it (the 5×5 square plus the eight rays to distance 3).
+const STENCIL: [(i32, i32); 32] = [
+    (-2, -2),
+    (-1, -2),
+    (0, -2),
+    (1, -2),
+    (2, -2),
+    (-2, -1),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (2, -1),
+    (-2, 0),
+    (-1, 0),
+    (1, 0),
+    (2, 0),
+    (-2, 1),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+    (2, 1),
+    (-2, 2),
+    (-1, 2),
+    (0, 2),
+    (1, 2),
+    (2, 2),
+    (-3, -3),
+    (0, -3),
+    (3, -3),
+    (-3, 0),
+    (3, 0),
+    (-3, 3),
+    (0, 3),
+    (3, 3),
+];
+
+/// Zobrist keys: one per colour and cell, plus one for the side to move.
+struct Zobrist {
+    stone: [[u64; NUM_CELLS]; 2],
+    side: u64,
+}
+
+static ZOBRIST: Lazy<Box<Zobrist>> = Lazy::new(|| {
+    let mut state: u64 = 0x5755_5a49_2024_0001;
+    let mut next = || {
+        // SplitMix64: fixed seed, so hashes (and bench) are the same on every machine.
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut z = Box::new(Zobrist {
+        stone: [[0; NUM_CELLS]; 2],
+        side: 0,
+    });
+    for c in 0..2 {
+        for i in 0..NUM_CELLS {
+            z.stone[c][i] = next();
+        }
+    }
+    z.side = next();
+    z
+});
+
+/// Why a board cannot be created or a stone cannot be placed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BoardError {
+    /// Width or height outside `MIN_SIZE..=MAX_SIZE`.
+    BadSize(usize, usize),
+    /// Coordinates outside the board.
+    OffBoard(i64, i64),
+    /// The cell already holds a stone.
+    Occupied(Pos),
+}
+
+impl fmt::Display for BoardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BoardError::BadSize(w, h) => write!(
+                f,
+                "unsupported board size {w}x{h} (sizes {MIN_SIZE} to {MAX_SIZE} are supported)"
+            ),
+            BoardError::OffBoard(x, y) => write!(f, "{x},{y} is outside the board"),
+            BoardError::Occupied(p) => write!(f, "{p} is already occupied"),
+        }
+    }
+}
+
+impl std::error::Error for BoardError {}
+
+/// Stones, side to move and the pattern state of every cell.
+#[derive(Clone)]
+pub struct Board {
+    width: usize,
+    height: usize,
+    rule: Rule,
+    tables: &'static RuleTables,
+    cells: Vec<u8>,
+    /// Per cell and direction: the 10 neighbours' codes (see `pattern::slot`).
+    keys: Vec<[u32; 4]>,
+    /// Per cell and direction: black pattern (low nibble) and white pattern (high nibble).
+    pats: Vec<[u8; 4]>,
+    /// Per cell (empty cells only): `Pattern4` of black and of white.
+    p4: Vec<[Pattern4; 2]>,
+    /// Per colour: how many empty cells have each `Pattern4` class.
+    p4count: [[u16; Pattern4::COUNT]; 2],
+    /// Per cell: stones within the candidate stencil.
+    near: Vec<u8>,
+    hash: u64,
+    side: Color,
+    history: Vec<(Pos, Color)>,
+}
+
+impl Board {
+    /// An empty `width × height` board under `rule`, black to move.
+    pub fn new(width: usize, height: usize, rule: Rule) -> Result<Board, BoardError> {
+        if !(MIN_SIZE..=MAX_SIZE).contains(&width) || !(MIN_SIZE..=MAX_SIZE).contains(&height) {
+            return Err(BoardError::BadSize(width, height));
+        }
+        let mut b = Board {
+            width,
+            height,
+            rule,
+            tables: pattern::tables(rule),
+            cells: vec![WALL; NUM_CELLS],
+            keys: vec![[0; 4]; NUM_CELLS],
+            pats: vec![[0; 4]; NUM_CELLS],
+            p4: vec![[Pattern4::None; 2]; NUM_CELLS],
+            p4count: [[0; Pattern4::COUNT]; 2],
+            near: vec![0; NUM_CELLS],
+            hash: 0,
+            side: Color::Black,
+            history: Vec::with_capacity(width * height),
+        };
+        for y in 0..height {
+            for x in 0..width {
+                b.cells[Pos::new(x, y).idx()] = EMPTY;
+            }
+        }
+        for y in 0..height {
+            for x in 0..width {
+                let p = Pos::new(x, y);
+                for (d, &(dx, dy)) in DIRS.iter().enumerate() {
+                    let mut key = 0u32;
+                    for off in -(HALF as i32)..=(HALF as i32) {
+                        if off != 0 {
+                            let code = b.code_at(x as i32 + off * dx, y as i32 + off * dy);
+                            key |= (code as u32) << (2 * slot(off));
+                        }
+                    }
+                    b.keys[p.idx()][d] = key;
+                }
+                b.refresh_cell(p);
+                b.count_cell(p, 1);
+            }
+        }
+        Ok(b)
+    }
+
+    fn code_at(&self, x: i32, y: i32) -> u8 {
+        if x < 0 || y < 0 || x >= self.width as i32 || y >= self.height as i32 {
+            WALL
+        } else {
+            self.cells[Pos::new(x as usize, y as usize).idx()]
+        }
+    }
+
+    /// Board width (number of columns).
+    pub fn width(&self) -> usize {
+        self.width
+    }
+    /// Board height (number of rows).
+    pub fn height(&self) -> usize {
+        self.height
+    }
+    /// The rule the pattern state was built for.
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+    /// Side to move.
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+    /// Set the side to move (position setup only).
+    pub fn set_side_to_move(&mut self, c: Color) {
+        if c != self.side {
+            self.hash ^= ZOBRIST.side;
+            self.side = c;
+        }
+    }
+    /// Zobrist hash of stones and side to move.
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+    /// Number of stones on the board.
+    pub fn stone_count(&self) -> usize {
+        self.history.len()
+    }
+    /// Moves in the order they were made, with their colours.
+    pub fn history(&self) -> &[(Pos, Color)] {
+        &self.history
+    }
+    /// The last move, if any.
+    pub fn last_move(&self) -> Option<Pos> {
+        self.history.last().map(|&(p, _)| p)
+    }
+    /// Number of empty cells.
+    pub fn empty_count(&self) -> usize {
+        self.width * self.height - self.history.len()
+    }
+
+    /// The cell at protocol coordinates, if on the board.
+    pub fn pos_at(&self, x: i64, y: i64) -> Result<Pos, BoardError> {
+        if x < 0 || y < 0 || x >= self.width as i64 || y >= self.height as i64 {
+            Err(BoardError::OffBoard(x, y))
+        } else {
+            Ok(Pos::new(x as usize, y as usize))
+        }
+    }
+    /// True if `p` lies on the board.
+    #[inline]
+    pub fn on_board(&self, p: Pos) -> bool {
+        p.x() < self.width && p.y() < self.height
+    }
+    /// The stone at `p`, if any.
+    #[inline]
+    pub fn stone(&self, p: Pos) -> Option<Color> {
+        match self.cells[p.idx()] {
+            BLACK => Some(Color::Black),
+            WHITE => Some(Color::White),
+            _ => None,
+        }
+    }
+    /// True if `p` is on the board and empty.
+    #[inline]
+    pub fn is_empty(&self, p: Pos) -> bool {
+        self.cells[p.idx()] == EMPTY
+    }
+    /// All cells of the board, row by row.
+    pub fn cells(&self) -> impl Iterator<Item = Pos> + '_ {
+        (0..self.height).flat_map(move |y| (0..self.width).map(move |x| Pos::new(x, y)))
+    }
+    /// True if some stone lies within the candidate stencil of `p`.
+    #[inline]
+    pub fn is_near(&self, p: Pos) -> bool {
+        self.near[p.idx()] > 0
+    }
+    /// Line pattern of `c` at empty cell `p` in direction `d`.
+    #[inline]
+    pub fn pattern(&self, p: Pos, d: usize, c: Color) -> Pattern {
+        let b = self.pats[p.idx()][d];
+        Pattern::from_u8(if c == Color::Black { b & 15 } else { b >> 4 })
+    }
+    /// Threat class of `c` at empty cell `p`.
+    #[inline]
+    pub fn p4(&self, p: Pos, c: Color) -> Pattern4 {
+        self.p4[p.idx()][c.idx()]
+    }
+    /// Number of empty cells where `c` has class `k`.
+    #[inline]
+    pub fn p4_count(&self, c: Color, k: Pattern4) -> u32 {
+        self.p4count[c.idx()][k as usize] as u32
+    }
+    /// Cell at offset `k` along direction `d` from `p`, if on the board.
+    #[inline]
+    pub fn step(&self, p: Pos, d: usize, k: i32) -> Option<Pos> {
+        let (dx, dy) = DIRS[d];
+        let x = p.x() as i32 + dx * k;
+        let y = p.y() as i32 + dy * k;
+        if x < 0 || y < 0 || x >= self.width as i32 || y >= self.height as i32 {
+            None
+        } else {
+            Some(Pos::new(x as usize, y as usize))
+        }
+    }
+
+    /// Place a stone of the side to move at `p`.
+    #[inline]
+    pub fn make_move(&mut self, p: Pos) {
+        self.make(p, self.side);
+    }
+
+    /// Place a stone of colour `c` at `p` (empty, on board); `c`'s opponent moves next.
+    pub fn make(&mut self, p: Pos, c: Color) {
+        debug_assert!(self.on_board(p) && self.is_empty(p), "make on {p}");
+        self.count_cell(p, -1);
+        let code = if c == Color::Black { BLACK } else { WHITE };
+        self.cells[p.idx()] = code;
+        self.hash ^= ZOBRIST.stone[c.idx()][p.idx()];
+        self.set_side_to_move(c.opp());
+        self.history.push((p, c));
+        self.update_lines(p, code);
+        self.update_near(p, 1);
+        #[cfg(debug_assertions)]
+        self.check_counts();
+    }
+
+    /// Take back the last move.
+    pub fn undo(&mut self) {
+        let Some((p, c)) = self.history.pop() else {
+            debug_assert!(false, "undo on an empty history");
+            return;
+        };
+        self.cells[p.idx()] = EMPTY;
+        self.hash ^= ZOBRIST.stone[c.idx()][p.idx()];
+        self.set_side_to_move(c);
+        self.update_lines(p, EMPTY);
+        self.update_near(p, -1);
+        self.refresh_cell(p);
+        self.count_cell(p, 1);
+        #[cfg(debug_assertions)]
+        self.check_counts();
+    }
+
+    /// Write `code` into the keys of every cell within reach of `p` and refresh the empty ones.
+    fn update_lines(&mut self, p: Pos, code: u8) {
+        for d in 0..4 {
+            for off in -(HALF as i32)..=(HALF as i32) {
+                if off == 0 {
+                    continue;
+                }
+                let Some(q) = self.step(p, d, off) else {
+                    continue;
+                };
+                // `p` sits at offset -off from `q`.
+                let s = 2 * slot(-off);
+                let k = &mut self.keys[q.idx()][d];
+                *k = (*k & !(3 << s)) | ((code as u32) << s);
+                if self.cells[q.idx()] == EMPTY {
+                    self.count_cell(q, -1);
+                    let key = self.keys[q.idx()][d];
+                    self.pats[q.idx()][d] = self.tables.line[key as usize];
+                    self.refresh_p4(q);
+                    self.count_cell(q, 1);
+                }
+            }
+        }
+    }
+
+    fn update_near(&mut self, p: Pos, delta: i8) {
+        for &(dx, dy) in STENCIL.iter() {
+            let x = p.x() as i32 + dx;
+            let y = p.y() as i32 + dy;
+            if x >= 0 && y >= 0 && x < self.width as i32 && y < self.height as i32 {
+                let q = Pos::new(x as usize, y as usize);
+                self.near[q.idx()] = (self.near[q.idx()] as i8 + delta) as u8;
+            }
+        }
+    }
+
+    /// Recompute all four line patterns and the `Pattern4` of cell `p` from its keys.
+    fn refresh_cell(&mut self, p: Pos) {
+        for d in 0..4 {
+            self.pats[p.idx()][d] = self.tables.line[self.keys[p.idx()][d] as usize];
+        }
+        self.refresh_p4(p);
+    }
+
+    fn refresh_p4(&mut self, p: Pos) {
+        for c in [Color::Black, Color::White] {
+            let pats = [0, 1, 2, 3].map(|d| self.pattern(p, d, c));
+            let idx = pattern::combo_index(pats);
+            self.p4[p.idx()][c.idx()] = Pattern4::from_u8(self.tables.p4[c.idx()][idx]);
+        }
+    }
+
+    fn count_cell(&mut self, p: Pos, delta: i32) {
+        for c in 0..2 {
+            let k = self.p4[p.idx()][c] as usize;
+            self.p4count[c][k] = (self.p4count[c][k] as i32 + delta) as u16;
+        }
+    }
+
+    /// Debug builds: recompute the whole pattern state from the stones and compare.
+    #[cfg(debug_assertions)]
+    fn check_counts(&self) {
+        let fresh = self.recomputed();
+        assert!(self.keys == fresh.keys, "keys drifted");
+        for p in self.cells() {
+            if self.is_empty(p) {
+                assert_eq!(self.pats[p.idx()], fresh.pats[p.idx()], "patterns at {p}");
+                assert_eq!(self.p4[p.idx()], fresh.p4[p.idx()], "p4 at {p}");
+            }
+        }
+        assert_eq!(self.p4count, fresh.p4count, "p4 histogram drifted");
+        assert_eq!(self.near, fresh.near, "candidate counts drifted");
+    }
+
+    /// A board built from scratch with the same stones (used to check the incremental state).
+    #[cfg(any(test, debug_assertions))]
+    fn recomputed(&self) -> Board {
+        let mut fresh = Board::new(self.width, self.height, self.rule).expect("same size");
+        // Build without the per-move checks: set stones directly, then recompute.
+        for &(p, c) in &self.history {
+            fresh.cells[p.idx()] = if c == Color::Black { BLACK } else { WHITE };
+        }
+        for p in self.cells().collect::<Vec<_>>() {
+            for (d, &(dx, dy)) in DIRS.iter().enumerate() {
+                let mut key = 0u32;
+                for off in -(HALF as i32)..=(HALF as i32) {
+                    if off != 0 {
+                        let code = fresh.code_at(p.x() as i32 + off * dx, p.y() as i32 + off * dy);
+                        key |= (code as u32) << (2 * slot(off));
+                    }
+                }
+                fresh.keys[p.idx()][d] = key;
+            }
+        }
+        fresh.p4count = [[0; Pattern4::COUNT]; 2];
+        fresh.near = vec![0; NUM_CELLS];
+        for p in self.cells().collect::<Vec<_>>() {
+            if fresh.is_empty(p) {
+                fresh.refresh_cell(p);
+                fresh.count_cell(p, 1);
+            } else {
+                fresh.update_near(p, 1);
+            }
+        }
+        fresh
+    }
+
+    /// Text diagram (X black, O white), for tests and debugging.
+    pub fn diagram(&self) -> String {
+        let mut s = String::new();
+        for y in 0..self.height {
+            for x in 0..self.width {
+                s.push(match self.stone(Pos::new(x, y)) {
+                    Some(Color::Black) => 'X',
+                    Some(Color::White) => 'O',
+                    None => '.',
+                });
+            }
+            s.push('\n');
+        }
+        s
+    }
+
+    /// A board from a diagram: one text row per board row, `X` black, `O` white, anything
+    /// else empty; blanks are ignored. Stones are placed black and white alternately while
+    /// both remain, so renju histories look plausible; `to_move` is then set.
+    pub fn from_diagram(text: &str, rule: Rule, to_move: Color) -> Result<Board, BoardError> {
+        let rows: Vec<Vec<char>> = text
+            .lines()
+            .map(|l| {
+                l.chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect::<Vec<char>>()
+            })
+            .filter(|r| !r.is_empty())
+            .collect();
+        let height = rows.len();
+        let width = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+        let mut b = Board::new(width, height, rule)?;
+        let mut blacks = Vec::new();
+        let mut whites = Vec::new();
+        for (y, row) in rows.iter().enumerate() {
+            for (x, &ch) in row.iter().enumerate() {
+                match ch {
+                    'X' | 'x' => blacks.push(Pos::new(x, y)),
+                    'O' | 'o' => whites.push(Pos::new(x, y)),
+                    _ => {}
+                }
+            }
+        }
+        let (mut bi, mut wi) = (blacks.into_iter(), whites.into_iter());
+        loop {
+            match (bi.next(), wi.next()) {
+                (None, None) => break,
+                (bp, wp) => {
+                    if let Some(p) = bp {
+                        b.make(p, Color::Black);
+                    }
+                    if let Some(p) = wp {
+                        b.make(p, Color::White);
+                    }
+                }
+            }
+        }
+        b.set_side_to_move(to_move);
+        Ok(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fixed-seed xorshift for randomised tests.
+    pub(crate) struct Rng(u64);
+    impl Rng {
+        pub(crate) fn new(seed: u64) -> Rng {
+            Rng(seed | 1)
+        }
+        pub(crate) fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    #[test]
+    fn sizes() {
+        assert!(Board::new(4, 15, Rule::Freestyle).is_err());
+        assert!(Board::new(15, 33, Rule::Freestyle).is_err());
+        assert!(Board::new(5, 5, Rule::Freestyle).is_ok());
+        assert!(Board::new(32, 20, Rule::Renju).is_ok());
+    }
+
+    #[test]
+    fn random_make_undo_matches_recompute() {
+        for (i, &rule) in Rule::ALL.iter().enumerate() {
+            let (w, h) = [(15, 15), (20, 20), (7, 11), (22, 9), (5, 5)][i];
+            let mut b = Board::new(w, h, rule).unwrap();
+            let start_hash = b.hash();
+            let mut rng = Rng::new(0x1234 + i as u64);
+            for step in 0..3000 {
+                let undo = b.stone_count() > 0 && (b.empty_count() == 0 || rng.below(3) == 0);
+                if undo {
+                    b.undo();
+                } else {
+                    let empties: Vec<Pos> = b.cells().filter(|&p| b.is_empty(p)).collect();
+                    b.make_move(empties[rng.below(empties.len())]);
+                }
+                if step % 97 == 0 {
+                    let fresh = b.recomputed();
+                    assert_eq!(b.p4count, fresh.p4count);
+                    assert_eq!(b.keys, fresh.keys);
+                }
+            }
+            while b.stone_count() > 0 {
+                b.undo();
+            }
+            assert_eq!(b.hash(), start_hash);
+            assert_eq!(b.p4count, Board::new(w, h, rule).unwrap().p4count);
+        }
+    }
+
+    #[test]
+    fn five_point_detected() {
+        let mut b = Board::new(15, 15, Rule::Freestyle).unwrap();
+        for x in 3..7 {
+            b.make(Pos::new(x, 7), Color::Black);
+        }
+        assert_eq!(b.p4(Pos::new(7, 7), Color::Black), Pattern4::AFive);
+        assert_eq!(b.p4(Pos::new(2, 7), Color::Black), Pattern4::AFive);
+        assert_eq!(b.p4_count(Color::Black, Pattern4::AFive), 2);
+        assert_eq!(b.p4_count(Color::White, Pattern4::AFive), 0);
+    }
+}
