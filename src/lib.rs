@@ -1,6 +1,12 @@
 //! Wuzi: a Gomoku engine for the Gomocup pbrain protocol.
 
+pub mod bench;
 pub mod board;
+pub mod engine;
+pub mod eval;
+pub mod movegen;
 pub mod pattern;
+pub mod protocol;
 pub mod rules;
+pub mod search;
 pub mod types;

@@ -1,1 +1,26 @@
-fn main() {}
+//! `pbrain-wuzi`: with no arguments, the pbrain protocol on stdin/stdout; `bench [depth]`
+//! runs the fixed bench positions.
+
+use std::io;
+use wuzi::protocol::{self, output::Output};
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        None => {
+            let stdin = io::stdin();
+            protocol::run(io::BufReader::new(stdin), Output::new(io::stdout()));
+            // END or end of input: leave at once, even if a search thread is still running.
+            std::process::exit(0);
+        }
+        Some("bench") => {
+            let depth = match args.get(1) {
+                Some(d) => d.parse().map_err(|_| anyhow::anyhow!("bench depth must be a number, got '{d}'"))?,
+                None => wuzi::bench::DEFAULT_DEPTH,
+            };
+            wuzi::bench::run(depth, &mut io::stderr())?;
+            Ok(())
+        }
+        Some(other) => anyhow::bail!("unknown subcommand '{other}' (run with no arguments for the protocol, or 'bench [depth]')"),
+    }
+}

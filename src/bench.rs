@@ -1,0 +1,161 @@
+//! `bench`: fixed positions searched to a fixed depth with cleared tables, one line each,
+//! then the total node count and a signature of every result. The same in every build.
+
+use crate::board::Board;
+use crate::rules;
+use crate::search::{Limits, Searcher, Silent};
+use crate::types::{Depth, Pos, Rule};
+use std::io::Write;
+use std::time::Instant;
+
+/// Depth used when none is given.
+pub const DEFAULT_DEPTH: Depth = 6;
+
+/// TT size for bench (fixed so that results do not depend on options).
+const BENCH_TT_BYTES: usize = 16 << 20;
+
+/// (rule, width, height, moves from black, alternating).
+const POSITIONS: &[(Rule, usize, usize, &str)] = &[
+    (Rule::Freestyle, 15, 15, "7,7 8,8 8,6"),
+    (
+        Rule::Freestyle,
+        15,
+        15,
+        "7,7 8,7 8,8 6,6 9,9 10,10 7,9 6,8 7,8 7,10 6,9 5,10",
+    ),
+    (
+        Rule::Freestyle,
+        15,
+        15,
+        "7,7 7,8 8,7 6,7 8,8 9,9 6,6 8,6 5,5 4,4 9,7 10,7 7,9",
+    ),
+    (
+        Rule::Standard,
+        15,
+        15,
+        "7,7 8,8 6,8 8,6 8,7 6,7 9,8 5,6 7,9 7,6 9,6 6,5",
+    ),
+    (
+        Rule::Renju,
+        15,
+        15,
+        "7,7 8,6 8,8 6,6 9,9 10,10 7,9 7,8 6,9 8,9 6,10 5,11",
+    ),
+    (
+        Rule::Renju,
+        15,
+        15,
+        "7,7 7,6 8,8 9,9 6,8 8,7 6,6 5,5 6,7 6,9 5,8 4,8",
+    ),
+    (
+        Rule::Caro,
+        15,
+        15,
+        "7,7 6,6 8,8 9,9 8,6 7,6 6,8 9,6 8,7 8,9 9,8",
+    ),
+    (
+        Rule::CaroExact,
+        15,
+        15,
+        "7,7 8,7 7,8 7,6 8,9 6,7 9,10 10,11 6,8",
+    ),
+    (
+        Rule::Freestyle,
+        20,
+        20,
+        "10,10 11,11 11,9 9,11 12,10 10,9 12,8 13,7 12,11",
+    ),
+    (
+        Rule::Standard,
+        20,
+        20,
+        "10,10 10,11 11,10 9,10 12,11 11,11 12,9 12,10 13,8 14,7",
+    ),
+];
+
+/// The board of one bench entry.
+fn setup(rule: Rule, w: usize, h: usize, moves: &str) -> anyhow::Result<Board> {
+    let mut b = Board::new(w, h, rule)?;
+    for m in moves.split_whitespace() {
+        let (x, y) = m
+            .split_once(',')
+            .ok_or_else(|| anyhow::anyhow!("bad bench move '{m}'"))?;
+        let p = b.pos_at(x.parse()?, y.parse()?)?;
+        anyhow::ensure!(b.is_empty(p), "bench move {m} on a stone");
+        b.make_move(p);
+        anyhow::ensure!(!rules::last_move_won(&mut b), "bench position won at {m}");
+    }
+    Ok(b)
+}
+
+/// Result figures of a bench run.
+pub struct BenchTotals {
+    pub nodes: u64,
+    pub signature: u64,
+}
+
+/// Search every position to `depth`; per-position lines and the totals go to `out`.
+pub fn run(depth: Depth, out: &mut dyn Write) -> anyhow::Result<BenchTotals> {
+    let mut nodes = 0u64;
+    let mut sig: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |v: u64| {
+        for byte in v.to_le_bytes() {
+            sig ^= byte as u64;
+            sig = sig.wrapping_mul(0x100_0000_01b3);
+        }
+    };
+    let start = Instant::now();
+    for (i, &(rule, w, h, moves)) in POSITIONS.iter().enumerate() {
+        let mut b = setup(rule, w, h, moves)?;
+        let mut s = Searcher::new(BENCH_TT_BYTES);
+        let r = s.search(
+            &mut b,
+            Limits {
+                max_depth: Some(depth),
+                ..Limits::default()
+            },
+            &mut Silent,
+        );
+        nodes += r.nodes;
+        mix(r.nodes);
+        mix(r.value as i64 as u64);
+        mix(Pos::idx(r.best) as u64);
+        writeln!(
+            out,
+            "position {:2} {:10} {}x{} best {} value {} nodes {}",
+            i + 1,
+            rule.name(),
+            w,
+            h,
+            r.best,
+            r.value,
+            r.nodes
+        )?;
+    }
+    let ms = start.elapsed().as_millis().max(1) as u64;
+    writeln!(out, "Total time (ms): {ms}")?;
+    writeln!(out, "Nodes/second: {}", nodes * 1000 / ms)?;
+    writeln!(out, "Bench: {nodes}")?;
+    writeln!(out, "Signature: {sig:016x}")?;
+    Ok(BenchTotals {
+        nodes,
+        signature: sig,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_legal_and_bench_is_repeatable() {
+        for &(rule, w, h, moves) in POSITIONS {
+            setup(rule, w, h, moves).unwrap();
+        }
+        let a = run(2, &mut Vec::new()).unwrap();
+        let b = run(2, &mut Vec::new()).unwrap();
+        assert_eq!(a.nodes, b.nodes);
+        assert_eq!(a.signature, b.signature);
+        assert!(a.nodes > 0);
+    }
+}

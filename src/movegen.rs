@@ -1,0 +1,184 @@
+//! Candidate moves in a deterministic order: forced replies first, then cells near stones
+//! ordered by the threat they make or stop, centre distance and cell index as tie-breaks.
+
+use crate::board::Board;
+use crate::eval;
+use crate::pattern::Pattern4;
+use crate::rules;
+use crate::types::{Pos, Score};
+use smallvec::SmallVec;
+
+/// A move with its ordering score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScoredMove {
+    pub pos: Pos,
+    pub score: Score,
+}
+
+/// A move list.
+pub type MoveList = SmallVec<[ScoredMove; 64]>;
+
+/// What the side to move is facing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Threat {
+    /// Nothing forcing.
+    None,
+    /// The opponent threatens an open four or double four next move (an open three).
+    OpenThree,
+    /// The opponent has a four: the single cell that blocks it.
+    Four(Pos),
+    /// The opponent has two or more five points: lost.
+    DoubleFour,
+}
+
+/// The threat the side to move faces (assuming it has no five of its own to play).
+pub fn threat(board: &Board) -> Threat {
+    let them = board.side_to_move().opp();
+    match board.p4_count(them, Pattern4::AFive) {
+        0 => {}
+        1 => {
+            let p = board
+                .cells()
+                .find(|&p| board.is_empty(p) && board.p4(p, them) == Pattern4::AFive);
+            return p.map_or(Threat::None, Threat::Four);
+        }
+        _ => return Threat::DoubleFour,
+    }
+    if board.p4_count(them, Pattern4::BFlex4) > 0 {
+        Threat::OpenThree
+    } else {
+        Threat::None
+    }
+}
+
+/// Every legal candidate (empty cells near stones; the centre on an empty board; any empty
+/// cell if nothing else), scored and sorted best first.
+pub fn generate(board: &mut Board) -> MoveList {
+    let us = board.side_to_move();
+    let mut list = MoveList::new();
+    if board.stone_count() == 0 {
+        let (w, h) = (board.width(), board.height());
+        list.push(ScoredMove {
+            pos: Pos::new(w / 2, h / 2),
+            score: 0,
+        });
+        return list;
+    }
+    let cells: SmallVec<[Pos; 256]> = board
+        .cells()
+        .filter(|&p| board.is_empty(p) && board.is_near(p))
+        .collect();
+    for p in cells {
+        if rules::is_legal(board, p, us) {
+            list.push(ScoredMove {
+                pos: p,
+                score: eval::move_score(board, p),
+            });
+        }
+    }
+    if list.is_empty() {
+        // No legal cell near a stone: take any legal cell, then any empty cell at all
+        // (a renju black with only fouls left must still answer something).
+        let cells: Vec<Pos> = board.cells().filter(|&p| board.is_empty(p)).collect();
+        for &p in &cells {
+            if rules::is_legal(board, p, us) {
+                list.push(ScoredMove { pos: p, score: 0 });
+            }
+        }
+        if list.is_empty() {
+            list.extend(cells.into_iter().map(|pos| ScoredMove { pos, score: 0 }));
+        }
+    }
+    sort(board, &mut list);
+    list
+}
+
+/// Only the moves that answer an open three: own fours and cells after which the opponent
+/// has no open-four point left.
+pub fn defences(board: &mut Board, all: &MoveList) -> MoveList {
+    let us = board.side_to_move();
+    let them = us.opp();
+    let mut out = MoveList::new();
+    for &m in all {
+        if board.p4(m.pos, us).makes_four() {
+            out.push(m);
+            continue;
+        }
+        board.make_move(m.pos);
+        let stops = board.p4_count(them, Pattern4::BFlex4) == 0;
+        board.undo();
+        if stops {
+            out.push(m);
+        }
+    }
+    out
+}
+
+/// Sort best first: score, then closer to the centre, then lower cell index.
+pub fn sort(board: &Board, list: &mut MoveList) {
+    list.sort_by(|a, b| {
+        b.score
+            .cmp(&a.score)
+            .then_with(|| {
+                eval::centre_distance(board, a.pos).cmp(&eval::centre_distance(board, b.pos))
+            })
+            .then_with(|| a.pos.cmp(&b.pos))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{Color, Rule};
+
+    #[test]
+    fn empty_board_opens_in_centre() {
+        let mut b = Board::new(15, 15, Rule::Freestyle).unwrap();
+        assert_eq!(generate(&mut b)[0].pos, Pos::new(7, 7));
+        let mut r = Board::new(20, 12, Rule::Freestyle).unwrap();
+        assert_eq!(generate(&mut r)[0].pos, Pos::new(10, 6));
+    }
+
+    #[test]
+    fn four_is_reported_and_full_board_still_has_a_move() {
+        let b = Board::from_diagram(
+            "..........\n.XXXX.....\n..........\n.OOO......\n..........",
+            Rule::Freestyle,
+            Color::White,
+        )
+        .unwrap();
+        assert_eq!(threat(&b), Threat::DoubleFour);
+        let b2 = Board::from_diagram(
+            "..........\nOXXXX.....\n..........\n.OO.......\n..........",
+            Rule::Freestyle,
+            Color::White,
+        )
+        .unwrap();
+        assert_eq!(threat(&b2), Threat::Four(Pos::new(5, 1)));
+        // One empty cell left far from nothing: still generated.
+        let mut full = Board::from_diagram(
+            "XOXOX\nOXOXO\nOXOXO\nXOXOX\nXOXO.",
+            Rule::Freestyle,
+            Color::White,
+        )
+        .unwrap();
+        let moves = generate(&mut full);
+        assert_eq!(moves.len(), 1);
+        assert_eq!(moves[0].pos, Pos::new(4, 4));
+    }
+
+    #[test]
+    fn defences_of_an_open_three() {
+        let mut b = Board::from_diagram(
+            "...........\n...........\n...........\n...XXX.....\n...........\n.....O.....\n....O......\n...........",
+            Rule::Freestyle,
+            Color::White,
+        )
+        .unwrap();
+        assert_eq!(threat(&b), Threat::OpenThree);
+        let all = generate(&mut b);
+        let d: Vec<Pos> = defences(&mut b, &all).iter().map(|m| m.pos).collect();
+        assert!(d.contains(&Pos::new(2, 3)) && d.contains(&Pos::new(6, 3)));
+        assert!(!d.contains(&Pos::new(5, 5)));
+    }
+}

@@ -1,0 +1,273 @@
+//! Parsing manager lines into commands. Multi-line commands (BOARD, YXBOARD, SWAP2BOARD)
+//! are collected here until their DONE line.
+
+/// One stone line of a BOARD-like block: `x,y[,field]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoneLine {
+    pub x: i64,
+    pub y: i64,
+    pub field: Option<i64>,
+}
+
+/// Which multi-line block is being read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockKind {
+    Board,
+    YxBoard,
+    Swap2Board,
+}
+
+/// A complete command from the manager.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    Start {
+        width: usize,
+        height: usize,
+    },
+    Restart,
+    Begin,
+    Turn {
+        x: i64,
+        y: i64,
+    },
+    Play {
+        x: i64,
+        y: i64,
+    },
+    Takeback {
+        x: i64,
+        y: i64,
+    },
+    /// A position block, with one error text per line that could not be read.
+    Block {
+        kind: BlockKind,
+        stones: Vec<StoneLine>,
+        errors: Vec<String>,
+    },
+    Info {
+        key: String,
+        value: String,
+    },
+    End,
+    About,
+    Stop,
+    ShowForbid,
+    ShowInfo,
+    HashClear,
+    /// A known command with arguments we cannot read: reply `ERROR <text>`.
+    Malformed(String),
+    /// Not a command we know: reply `UNKNOWN <text>`.
+    Unknown(String),
+}
+
+/// Turns lines into commands, holding a block open until DONE.
+#[derive(Default)]
+pub struct Parser {
+    block: Option<(BlockKind, Vec<StoneLine>, Vec<String>)>,
+}
+
+impl Parser {
+    /// Feed one raw line (without its newline); returns a command once one is complete.
+    pub fn feed(&mut self, raw: &str) -> Option<Command> {
+        let line = raw.trim_matches(|c: char| c.is_whitespace() || c == '\0');
+        if let Some((kind, mut stones, mut errors)) = self.block.take() {
+            if line.is_empty() {
+                self.block = Some((kind, stones, errors));
+                return None;
+            }
+            let upper = line.to_ascii_uppercase();
+            if upper == "DONE" {
+                return Some(Command::Block {
+                    kind,
+                    stones,
+                    errors,
+                });
+            }
+            if upper == "END" {
+                return Some(Command::End);
+            }
+            match parse_numbers(line) {
+                Some(n) if n.len() == 3 || (n.len() == 2 && kind == BlockKind::Swap2Board) => {
+                    stones.push(StoneLine {
+                        x: n[0],
+                        y: n[1],
+                        field: n.get(2).copied(),
+                    })
+                }
+                _ => errors.push(format!(
+                    "bad line in {kind:?} block: '{line}' (expected x,y,field or DONE)"
+                )),
+            }
+            self.block = Some((kind, stones, errors));
+            return None;
+        }
+        if line.is_empty() {
+            return None;
+        }
+        let (word, rest) = match line.find(char::is_whitespace) {
+            Some(i) => (&line[..i], line[i..].trim()),
+            None => (line, ""),
+        };
+        let word = word.to_ascii_uppercase();
+        let cmd = match word.as_str() {
+            "START" => match rest
+                .split_whitespace()
+                .next()
+                .and_then(|s| s.parse::<usize>().ok())
+            {
+                Some(n) => Command::Start {
+                    width: n,
+                    height: n,
+                },
+                None => Command::Malformed(format!("START needs a board size, got '{rest}'")),
+            },
+            "RECTSTART" => match parse_numbers(rest)
+                .filter(|n| n.len() == 2 && n[0] >= 0 && n[1] >= 0)
+            {
+                Some(n) => Command::Start {
+                    width: n[0] as usize,
+                    height: n[1] as usize,
+                },
+                None => Command::Malformed(format!("RECTSTART needs width,height, got '{rest}'")),
+            },
+            "RESTART" => Command::Restart,
+            "BEGIN" => Command::Begin,
+            "TURN" | "PLAY" | "TAKEBACK" => match parse_numbers(rest).filter(|n| n.len() == 2) {
+                Some(n) => {
+                    let (x, y) = (n[0], n[1]);
+                    match word.as_str() {
+                        "TURN" => Command::Turn { x, y },
+                        "PLAY" => Command::Play { x, y },
+                        _ => Command::Takeback { x, y },
+                    }
+                }
+                None => Command::Malformed(format!("{word} needs x,y, got '{rest}'")),
+            },
+            "BOARD" | "YXBOARD" | "SWAP2BOARD" => {
+                let kind = match word.as_str() {
+                    "BOARD" => BlockKind::Board,
+                    "YXBOARD" => BlockKind::YxBoard,
+                    _ => BlockKind::Swap2Board,
+                };
+                self.block = Some((kind, Vec::new(), Vec::new()));
+                return None;
+            }
+            "INFO" => {
+                let (key, value) = match rest.find(char::is_whitespace) {
+                    Some(i) => (&rest[..i], rest[i..].trim()),
+                    None => (rest, ""),
+                };
+                Command::Info {
+                    key: key.to_ascii_lowercase(),
+                    value: value.to_string(),
+                }
+            }
+            "END" => Command::End,
+            "ABOUT" => Command::About,
+            "STOP" | "YXSTOP" => Command::Stop,
+            "YXSHOWFORBID" => Command::ShowForbid,
+            "YXSHOWINFO" => Command::ShowInfo,
+            "YXHASHCLEAR" => Command::HashClear,
+            _ => Command::Unknown(line.to_string()),
+        };
+        Some(cmd)
+    }
+}
+
+/// Integers separated by commas (blanks allowed around them), e.g. `10, 4` or `3,4,1`.
+fn parse_numbers(s: &str) -> Option<Vec<i64>> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.len() > 3 {
+        return None;
+    }
+    parts.iter().map(|p| p.parse::<i64>().ok()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(line: &str) -> Option<Command> {
+        Parser::default().feed(line)
+    }
+
+    #[test]
+    fn single_line_commands() {
+        let cases: &[(&str, Command)] = &[
+            (
+                "START 15",
+                Command::Start {
+                    width: 15,
+                    height: 15,
+                },
+            ),
+            (
+                "  start\t20 20 \r",
+                Command::Start {
+                    width: 20,
+                    height: 20,
+                },
+            ),
+            (
+                "RECTSTART 30, 20",
+                Command::Start {
+                    width: 30,
+                    height: 20,
+                },
+            ),
+            ("turn 10, 4", Command::Turn { x: 10, y: 4 }),
+            ("TURN -1,3", Command::Turn { x: -1, y: 3 }),
+            ("TAKEBACK 3,3", Command::Takeback { x: 3, y: 3 }),
+            ("yxstop", Command::Stop),
+            (
+                "INFO Folder C:\\My AI's\\x",
+                Command::Info {
+                    key: "folder".into(),
+                    value: "C:\\My AI's\\x".into(),
+                },
+            ),
+            (
+                "INFO timeout_turn",
+                Command::Info {
+                    key: "timeout_turn".into(),
+                    value: "".into(),
+                },
+            ),
+            ("FOO 1 2", Command::Unknown("FOO 1 2".into())),
+        ];
+        for (line, want) in cases {
+            assert_eq!(one(line).as_ref(), Some(want), "{line}");
+        }
+        assert!(matches!(one("START"), Some(Command::Malformed(_))));
+        assert!(matches!(one("TURN 1"), Some(Command::Malformed(_))));
+        assert!(matches!(one("TURN a,b"), Some(Command::Malformed(_))));
+        assert_eq!(one("   "), None);
+    }
+
+    #[test]
+    fn blocks_collect_until_done() {
+        let mut p = Parser::default();
+        assert_eq!(p.feed("board"), None);
+        assert_eq!(p.feed("7,7,1"), None);
+        assert_eq!(p.feed(""), None);
+        assert_eq!(p.feed(" 8 , 8 , 2 "), None);
+        assert_eq!(p.feed("garbage"), None);
+        let Some(Command::Block {
+            kind,
+            stones,
+            errors,
+        }) = p.feed("Done")
+        else {
+            panic!("expected a block");
+        };
+        assert_eq!(kind, BlockKind::Board);
+        assert_eq!(stones.len(), 2);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(p.feed("SWAP2BOARD"), None);
+        assert_eq!(p.feed("7,7"), None);
+        let Some(Command::Block { stones, .. }) = p.feed("DONE") else {
+            panic!("expected a block");
+        };
+        assert_eq!(stones[0].field, None);
+    }
+}

@@ -1,0 +1,627 @@
+//! Iterative-deepening principal variation search with a transposition table, forced-move
+//! pruning, static mate checks and a four-based (VCF) quiescence search.
+
+pub mod time;
+pub mod tt;
+
+use crate::board::Board;
+use crate::eval;
+use crate::movegen::{self, MoveList, Threat};
+use crate::pattern::Pattern4;
+use crate::rules;
+use crate::types::{
+    mate_in, mated_in, Depth, Pos, Value, NUM_CELLS, VALUE_DRAW, VALUE_INFINITE, VALUE_MATE_BOUND,
+};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tt::{Bound, Tt};
+
+/// Deepest ply the search goes to.
+const MAX_PLY: i32 = 120;
+/// Deepest nominal depth of iterative deepening.
+pub const MAX_DEPTH: Depth = 60;
+/// Plies of four-making moves the quiescence search may chain.
+const QS_MAX_FOURS: i32 = 12;
+/// Poll the clock and the stop flag every this many nodes.
+const POLL_NODES: u64 = 512;
+
+/// When a search must end.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Stop starting new iterations after this much time.
+    pub soft: Option<Duration>,
+    /// Abort the search at this much time.
+    pub hard: Option<Duration>,
+    /// Deepest iteration.
+    pub max_depth: Option<Depth>,
+    /// Abort after this many nodes.
+    pub max_nodes: Option<u64>,
+}
+
+/// What one finished iteration found.
+#[derive(Clone, Debug)]
+pub struct IterationReport {
+    pub depth: Depth,
+    pub value: Value,
+    pub nodes: u64,
+    pub elapsed: Duration,
+    pub pv: Vec<Pos>,
+}
+
+/// Receives progress reports (the protocol turns them into MESSAGE lines).
+pub trait Observer {
+    fn iteration(&mut self, report: &IterationReport);
+}
+
+/// An observer that ignores everything (bench, tests).
+pub struct Silent;
+impl Observer for Silent {
+    fn iteration(&mut self, _: &IterationReport) {}
+}
+
+/// The final answer of a search.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    pub best: Pos,
+    pub value: Value,
+    pub depth: Depth,
+    pub nodes: u64,
+    pub pv: Vec<Pos>,
+}
+
+/// Search state that lives across moves: the TT and history tables.
+pub struct Searcher {
+    tt: Tt,
+    history: Vec<[i32; 2]>,
+    killers: Vec<[Option<Pos>; 2]>,
+    nodes: u64,
+    start: Instant,
+    limits: Limits,
+    stop: Arc<AtomicBool>,
+    aborted: bool,
+}
+
+impl Searcher {
+    /// A searcher with a TT of about `tt_bytes` bytes.
+    pub fn new(tt_bytes: usize) -> Searcher {
+        Searcher {
+            tt: Tt::new(tt_bytes),
+            history: vec![[0; 2]; NUM_CELLS],
+            killers: vec![[None; 2]; MAX_PLY as usize + 2],
+            nodes: 0,
+            start: Instant::now(),
+            limits: Limits::default(),
+            stop: Arc::new(AtomicBool::new(false)),
+            aborted: false,
+        }
+    }
+
+    /// Replace the TT with one of about `tt_bytes` bytes (if the size changes).
+    pub fn resize_tt(&mut self, tt_bytes: usize) {
+        let fresh = Tt::new(tt_bytes);
+        if fresh.bytes() != self.tt.bytes() {
+            self.tt = fresh;
+        }
+    }
+
+    /// TT size in bytes.
+    pub fn tt_bytes(&self) -> usize {
+        self.tt.bytes()
+    }
+
+    /// Forget everything learned (new game).
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.history.iter_mut().for_each(|h| *h = [0; 2]);
+        self.killers.iter_mut().for_each(|k| *k = [None; 2]);
+    }
+
+    /// The flag that aborts a running search when set.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// Nodes searched by the last search.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Find a move for the side to move. The board must have an empty cell.
+    pub fn search(
+        &mut self,
+        board: &mut Board,
+        limits: Limits,
+        observer: &mut dyn Observer,
+    ) -> SearchResult {
+        self.start = Instant::now();
+        self.limits = limits;
+        self.nodes = 0;
+        self.aborted = false;
+        self.tt.new_search();
+        self.killers.iter_mut().for_each(|k| *k = [None; 2]);
+
+        let mut root = root_moves(board);
+        let mut best = SearchResult {
+            best: root[0].pos,
+            value: 0,
+            depth: 0,
+            nodes: 0,
+            pv: vec![root[0].pos],
+        };
+        // A won or forced position needs no search beyond the first iteration.
+        let max_depth = self
+            .limits
+            .max_depth
+            .unwrap_or(MAX_DEPTH)
+            .clamp(1, MAX_DEPTH);
+        for depth in 1..=max_depth {
+            let (value, iter_best) = self.root_search(board, &mut root, depth);
+            if let Some((pos, v)) = iter_best {
+                best.best = pos;
+                best.value = v;
+            }
+            if self.aborted {
+                break;
+            }
+            best.value = value;
+            best.depth = depth;
+            best.pv = self.extract_pv(board, best.best);
+            best.nodes = self.nodes;
+            observer.iteration(&IterationReport {
+                depth,
+                value,
+                nodes: self.nodes,
+                elapsed: self.start.elapsed(),
+                pv: best.pv.clone(),
+            });
+            if value.abs() >= VALUE_MATE_BOUND && depth >= 2 || root.len() == 1 {
+                break;
+            }
+            if let Some(soft) = self.limits.soft {
+                if self.start.elapsed() >= soft {
+                    break;
+                }
+            }
+        }
+        best.nodes = self.nodes;
+        best
+    }
+
+    fn root_search(
+        &mut self,
+        board: &mut Board,
+        root: &mut MoveList,
+        depth: Depth,
+    ) -> (Value, Option<(Pos, Value)>) {
+        let mut alpha = -VALUE_INFINITE;
+        let beta = VALUE_INFINITE;
+        let mut best: Option<(Pos, Value)> = None;
+        for i in 0..root.len() {
+            let m = root[i].pos;
+            board.make_move(m);
+            let v = if i == 0 {
+                -self.search_node(board, -beta, -alpha, depth - 1, 1, true)
+            } else {
+                let mut v = -self.search_node(board, -alpha - 1, -alpha, depth - 1, 1, false);
+                if v > alpha && !self.aborted {
+                    v = -self.search_node(board, -beta, -alpha, depth - 1, 1, true);
+                }
+                v
+            };
+            board.undo();
+            if self.aborted {
+                break;
+            }
+            if v > alpha {
+                alpha = v;
+                best = Some((m, v));
+                // Move the new best to the front for the next iteration.
+                let mv = root.remove(i);
+                root.insert(0, mv);
+            }
+        }
+        if let Some((m, v)) = best {
+            self.tt
+                .store(board.hash(), 0, v, depth, Bound::Exact, Some(m));
+        }
+        (alpha, best)
+    }
+
+    fn out_of_budget(&mut self) -> bool {
+        if self.aborted {
+            return true;
+        }
+        if let Some(n) = self.limits.max_nodes {
+            if self.nodes >= n {
+                self.aborted = true;
+            }
+        }
+        if self.nodes % POLL_NODES == 0 {
+            if self.stop.load(Ordering::Relaxed) {
+                self.aborted = true;
+            }
+            if let Some(hard) = self.limits.hard {
+                if self.start.elapsed() >= hard {
+                    self.aborted = true;
+                }
+            }
+        }
+        self.aborted
+    }
+
+    /// Static outcomes every node checks first: own five, the opponent's double four, own
+    /// open four. `Err(v)` ends the node with value `v`; `Ok(threat)` says what we face.
+    fn mate_check(board: &mut Board, ply: i32) -> Result<Threat, Value> {
+        let us = board.side_to_move();
+        if board.p4_count(us, Pattern4::AFive) > 0 {
+            return Err(mate_in(ply + 1));
+        }
+        if board.empty_count() == 0 {
+            return Err(VALUE_DRAW);
+        }
+        let threat = movegen::threat(board);
+        match threat {
+            Threat::DoubleFour => return Err(mated_in(ply + 2)),
+            Threat::Four(p) => {
+                if !rules::is_legal(board, p, us) {
+                    return Err(mated_in(ply + 2));
+                }
+            }
+            _ => {
+                if board.p4_count(us, Pattern4::BFlex4) > 0 {
+                    return Err(mate_in(ply + 3));
+                }
+            }
+        }
+        Ok(threat)
+    }
+
+    fn search_node(
+        &mut self,
+        board: &mut Board,
+        mut alpha: Value,
+        mut beta: Value,
+        depth: Depth,
+        ply: i32,
+        pv: bool,
+    ) -> Value {
+        self.nodes += 1;
+        if self.out_of_budget() {
+            return 0;
+        }
+        let threat = match Self::mate_check(board, ply) {
+            Ok(t) => t,
+            Err(v) => return v,
+        };
+        if let Threat::Four(p) = threat {
+            // A single forced reply: play it without spending depth.
+            board.make_move(p);
+            let v = -self.search_node(board, -beta, -alpha, depth, ply + 1, pv);
+            board.undo();
+            return v;
+        }
+        if depth <= 0 || ply >= MAX_PLY {
+            return self.qsearch(board, alpha, beta, ply, 0);
+        }
+        // Mate distance pruning.
+        alpha = alpha.max(mated_in(ply));
+        beta = beta.min(mate_in(ply + 1));
+        if alpha >= beta {
+            return alpha;
+        }
+        let key = board.hash();
+        let hit = self.tt.probe(key, ply);
+        if let Some(h) = hit {
+            if !pv && h.depth >= depth {
+                let cut = match h.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => h.value >= beta,
+                    Bound::Upper => h.value <= alpha,
+                    Bound::None => false,
+                };
+                if cut {
+                    return h.value;
+                }
+            }
+        }
+        let mut moves = movegen::generate(board);
+        if threat == Threat::OpenThree {
+            moves = movegen::defences(board, &moves);
+            if moves.is_empty() {
+                return mated_in(ply + 4);
+            }
+        }
+        self.order(board, &mut moves, hit.and_then(|h| h.best), ply);
+
+        let alpha_orig = alpha;
+        let mut best_value = -VALUE_INFINITE;
+        let mut best_move = None;
+        let us = board.side_to_move();
+        for (i, m) in moves.iter().enumerate() {
+            let p = m.pos;
+            let quiet =
+                board.p4(p, us) < Pattern4::HFlex3 && board.p4(p, us.opp()) < Pattern4::EBlock4;
+            board.make_move(p);
+            let mut v;
+            if i == 0 {
+                v = -self.search_node(board, -beta, -alpha, depth - 1, ply + 1, pv);
+            } else {
+                // Late quiet moves are searched shallower first.
+                let r = if depth >= 3 && i >= 3 && quiet && threat == Threat::None {
+                    1 + (i >= 8) as Depth + (depth >= 6 && i >= 12) as Depth
+                } else {
+                    0
+                };
+                v = -self.search_node(board, -alpha - 1, -alpha, depth - 1 - r, ply + 1, false);
+                if v > alpha && r > 0 && !self.aborted {
+                    v = -self.search_node(board, -alpha - 1, -alpha, depth - 1, ply + 1, false);
+                }
+                if v > alpha && v < beta && pv && !self.aborted {
+                    v = -self.search_node(board, -beta, -alpha, depth - 1, ply + 1, true);
+                }
+            }
+            board.undo();
+            if self.aborted {
+                return 0;
+            }
+            if v > best_value {
+                best_value = v;
+                best_move = Some(p);
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        if quiet {
+                            self.reward(board, p, depth, ply);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best_value >= beta {
+            Bound::Lower
+        } else if best_value > alpha_orig {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(key, ply, best_value, depth, bound, best_move);
+        best_value
+    }
+
+    /// Quiescence: stand pat on the static value, or extend with own fours (VCF).
+    fn qsearch(
+        &mut self,
+        board: &mut Board,
+        mut alpha: Value,
+        beta: Value,
+        ply: i32,
+        fours: i32,
+    ) -> Value {
+        self.nodes += 1;
+        if self.out_of_budget() {
+            return 0;
+        }
+        let threat = match Self::mate_check(board, ply) {
+            Ok(t) => t,
+            Err(v) => return v,
+        };
+        if let Threat::Four(p) = threat {
+            board.make_move(p);
+            let v = -self.qsearch(board, -beta, -alpha, ply + 1, fours);
+            board.undo();
+            return v;
+        }
+        let stand = eval::evaluate(board);
+        if stand >= beta || ply >= MAX_PLY || fours >= QS_MAX_FOURS {
+            return stand;
+        }
+        alpha = alpha.max(stand);
+        let us = board.side_to_move();
+        let mut list = MoveList::new();
+        for p in board.cells() {
+            if !board.is_empty(p) || !board.is_near(p) {
+                continue;
+            }
+            let k = board.p4(p, us);
+            let wanted = k == Pattern4::CBlock4Flex3
+                || k == Pattern4::DBlock4Plus
+                || (k == Pattern4::EBlock4 && fours == 0);
+            if wanted {
+                list.push(movegen::ScoredMove {
+                    pos: p,
+                    score: k as i32 * 1000 + eval::move_score(board, p),
+                });
+            }
+        }
+        movegen::sort(board, &mut list);
+        let mut best = stand;
+        for m in list {
+            board.make_move(m.pos);
+            let v = -self.qsearch(board, -beta, -alpha, ply + 1, fours + 1);
+            board.undo();
+            if self.aborted {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    fn order(&self, board: &Board, moves: &mut MoveList, tt_move: Option<Pos>, ply: i32) {
+        let c = board.side_to_move().idx();
+        let killers = self.killers[ply as usize];
+        for m in moves.iter_mut() {
+            if Some(m.pos) == tt_move {
+                m.score = i32::MAX;
+            } else {
+                if killers.contains(&Some(m.pos)) {
+                    m.score += 60;
+                }
+                m.score += self.history[m.pos.idx()][c] / 64;
+            }
+        }
+        movegen::sort(board, moves);
+    }
+
+    fn reward(&mut self, board: &Board, p: Pos, depth: Depth, ply: i32) {
+        let c = board.side_to_move().idx();
+        let h = &mut self.history[p.idx()][c];
+        *h = (*h + depth * depth).min(1 << 14);
+        let k = &mut self.killers[ply as usize];
+        if k[0] != Some(p) {
+            k[1] = k[0];
+            k[0] = Some(p);
+        }
+    }
+
+    fn extract_pv(&self, board: &mut Board, first: Pos) -> Vec<Pos> {
+        let mut pv = vec![first];
+        board.make_move(first);
+        let mut made = 1;
+        while made < 32 {
+            if rules::last_move_won(board) || board.empty_count() == 0 {
+                break;
+            }
+            let Some(m) = self.tt.probe(board.hash(), 0).and_then(|h| h.best) else {
+                break;
+            };
+            if !board.on_board(m) || !board.is_empty(m) {
+                break;
+            }
+            pv.push(m);
+            board.make_move(m);
+            made += 1;
+        }
+        for _ in 0..made {
+            board.undo();
+        }
+        pv
+    }
+}
+
+/// Root moves: the winning move alone if there is one, the forced block alone, the
+/// defences of an open three (all moves if none defends), else every candidate.
+fn root_moves(board: &mut Board) -> MoveList {
+    let us = board.side_to_move();
+    let all = movegen::generate(board);
+    if let Some(m) = all.iter().find(|m| board.p4(m.pos, us) == Pattern4::AFive) {
+        return std::iter::once(*m).collect();
+    }
+    match movegen::threat(board) {
+        Threat::Four(p) => {
+            if let Some(m) = all.iter().find(|m| m.pos == p) {
+                return std::iter::once(*m).collect();
+            }
+        }
+        Threat::OpenThree => {
+            let d = movegen::defences(board, &all);
+            if !d.is_empty() && board.p4_count(us, Pattern4::BFlex4) == 0 {
+                return d;
+            }
+        }
+        _ => {}
+    }
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{Color, Rule};
+
+    fn best(diagram: &str, rule: Rule, to_move: Color, depth: Depth) -> SearchResult {
+        let mut b = Board::from_diagram(diagram, rule, to_move).unwrap();
+        let mut s = Searcher::new(1 << 20);
+        s.search(
+            &mut b,
+            Limits {
+                max_depth: Some(depth),
+                max_nodes: Some(400_000),
+                ..Limits::default()
+            },
+            &mut Silent,
+        )
+    }
+
+    const OWN_FOUR: &str = "
+        ...............
+        ...............
+        ...............
+        ....XXXX.......
+        ...............
+        ...OOO.........
+        ...............";
+
+    #[test]
+    fn plays_own_five_and_blocks_the_opponents() {
+        let r = best(OWN_FOUR, Rule::Freestyle, Color::Black, 3);
+        assert!(r.best == Pos::new(3, 3) || r.best == Pos::new(8, 3));
+        assert!(r.value >= VALUE_MATE_BOUND);
+        let blocker = "
+            ...............
+            ...............
+            ...OXXXX.......
+            ...............
+            ...OO.O........
+            ...............";
+        let r = best(blocker, Rule::Freestyle, Color::White, 3);
+        assert_eq!(r.best, Pos::new(8, 2));
+    }
+
+    #[test]
+    fn makes_an_open_four_and_answers_an_open_three() {
+        let attack = "
+            ...............
+            ...............
+            ....XXX........
+            ...............
+            ......O........
+            .....O.........
+            ...............";
+        let r = best(attack, Rule::Freestyle, Color::Black, 3);
+        assert!(
+            r.best == Pos::new(3, 2) || r.best == Pos::new(7, 2),
+            "{:?}",
+            r
+        );
+        assert!(r.value >= VALUE_MATE_BOUND);
+        let r = best(attack, Rule::Freestyle, Color::White, 4);
+        let d = [
+            Pos::new(3, 2),
+            Pos::new(7, 2),
+            Pos::new(2, 2),
+            Pos::new(8, 2),
+        ];
+        assert!(d.contains(&r.best), "{:?}", r);
+    }
+
+    #[test]
+    fn finds_a_four_three() {
+        // Black: a broken three on row 5 and a two on column 7 meeting at (7,5)? Use a
+        // VCF: four-three at (6,6).
+        let vcf = "
+            ...............
+            ...............
+            ...............
+            ......X........
+            ......X........
+            ......X........
+            ...XX..........
+            ...............
+            .OO.O..........
+            ...............
+            ...............";
+        let r = best(vcf, Rule::Freestyle, Color::Black, 2);
+        assert!(r.value >= VALUE_MATE_BOUND, "{:?}", r);
+    }
+}

@@ -1,0 +1,106 @@
+//! Time management: a soft target and a hard limit for one move from the protocol's limits.
+
+use std::time::Duration;
+
+/// The time-related settings a manager gives (milliseconds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeControl {
+    /// Per-move limit; `None` when the manager sets none, `Some(0)` to answer at once.
+    pub turn_ms: Option<u64>,
+    /// Whole-game limit; 0 = unlimited.
+    pub match_ms: u64,
+    /// Match time left; `None` when unknown or unlimited.
+    pub left_ms: Option<i64>,
+}
+
+impl Default for TimeControl {
+    fn default() -> Self {
+        TimeControl {
+            turn_ms: None,
+            match_ms: 0,
+            left_ms: None,
+        }
+    }
+}
+
+/// Per-move budget: stop starting iterations after `soft`, abort at `hard`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    pub soft: Duration,
+    pub hard: Duration,
+}
+
+/// Per-move limit assumed when the manager gives no limit at all (the skeleton's default).
+const DEFAULT_TURN_MS: u64 = 30_000;
+/// Time kept back for pipe latency and process scheduling, per move.
+const RESERVE_MS: u64 = 60;
+/// The hard limit never exceeds this share of the time left.
+const LEFT_HARD_DIVISOR: i64 = 7;
+/// The soft target aims at this share of the time left.
+const LEFT_SOFT_DIVISOR: i64 = 20;
+
+impl TimeControl {
+    /// The budget for the next move with `empties` empty cells left.
+    pub fn budget(&self, empties: usize) -> Budget {
+        let left = self.left_ms.filter(|&l| l < i32::MAX as i64);
+        let mut hard = match (self.turn_ms, left) {
+            (None, None) => DEFAULT_TURN_MS,
+            (Some(t), _) => t.saturating_sub(RESERVE_MS.min(t / 4).max(t / 20)),
+            (None, Some(_)) => u64::MAX,
+        };
+        let mut soft = hard;
+        if let Some(l) = left {
+            let l = l.max(0);
+            // Our own moves still to play, at most: half the empty cells.
+            let to_go = (empties as i64 / 2).max(1);
+            let hard_left = (l / LEFT_HARD_DIVISOR.min(to_go).max(1)) as u64;
+            let soft_left = (l / LEFT_SOFT_DIVISOR.min(to_go).max(1)) as u64;
+            hard = hard.min(hard_left.saturating_sub(RESERVE_MS));
+            soft = soft.min(soft_left.saturating_sub(RESERVE_MS));
+        }
+        soft = soft.min(hard * 6 / 10);
+        Budget {
+            soft: Duration::from_millis(soft),
+            hard: Duration::from_millis(hard),
+        }
+    }
+
+    /// True when the move must be answered without searching.
+    pub fn instant(&self) -> bool {
+        self.turn_ms == Some(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tc(turn: Option<u64>, left: Option<i64>) -> TimeControl {
+        TimeControl {
+            turn_ms: turn,
+            match_ms: 0,
+            left_ms: left,
+        }
+    }
+
+    #[test]
+    fn budgets() {
+        let b = tc(Some(1000), None).budget(200);
+        assert!(b.hard <= Duration::from_millis(950) && b.hard >= Duration::from_millis(900));
+        assert!(b.soft < b.hard);
+        // Fastgame: 5 s per move, 120 s per game, little time left.
+        let b = tc(Some(5000), Some(2000)).budget(300);
+        assert!(b.hard <= Duration::from_millis(2000 / 7));
+        // Unlimited match time is not a budget.
+        let b = tc(Some(3000), Some(i32::MAX as i64)).budget(300);
+        assert!(b.hard > Duration::from_millis(2800));
+        // Negative time left: answer quickly rather than never.
+        let b = tc(None, Some(-50)).budget(100);
+        assert_eq!(b.hard, Duration::ZERO);
+        assert_eq!(
+            tc(None, None).budget(225).hard,
+            Duration::from_millis(30_000)
+        );
+        assert!(tc(Some(0), None).instant());
+    }
+}

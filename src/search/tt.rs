@@ -1,0 +1,167 @@
+//! Transposition table: one allocation, sized once, entries replaced by depth and age.
+
+use crate::types::{Depth, Pos, Value, VALUE_MATE_BOUND};
+
+/// What a stored value says about the true value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Bound {
+    None = 0,
+    /// The true value is at most this (fail low).
+    Upper = 1,
+    /// The true value is at least this (fail high).
+    Lower = 2,
+    Exact = 3,
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct Entry {
+    key: u64,
+    value: i16,
+    best: u16,
+    depth: i8,
+    bound: u8,
+    generation: u8,
+    _pad: u8,
+}
+
+/// A hit from the table.
+#[derive(Clone, Copy, Debug)]
+pub struct TtHit {
+    pub value: Value,
+    pub depth: Depth,
+    pub bound: Bound,
+    pub best: Option<Pos>,
+}
+
+/// The transposition table.
+pub struct Tt {
+    entries: Vec<Entry>,
+    mask: usize,
+    generation: u8,
+}
+
+const NO_MOVE: u16 = u16::MAX;
+
+impl Tt {
+    /// A table of at most `bytes` bytes (at least 1024 entries), zeroed.
+    pub fn new(bytes: usize) -> Tt {
+        let want = (bytes / std::mem::size_of::<Entry>()).max(1024);
+        let n = if want.is_power_of_two() {
+            want
+        } else {
+            want.next_power_of_two() / 2
+        };
+        Tt {
+            entries: vec![Entry::default(); n],
+            mask: n - 1,
+            generation: 0,
+        }
+    }
+
+    /// Size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.entries.len() * std::mem::size_of::<Entry>()
+    }
+
+    /// Forget everything.
+    pub fn clear(&mut self) {
+        self.entries.iter_mut().for_each(|e| *e = Entry::default());
+        self.generation = 0;
+    }
+
+    /// Start a new search (older entries become preferred victims).
+    pub fn new_search(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+    }
+
+    /// Look up `key`; mate values come back relative to `ply`.
+    pub fn probe(&self, key: u64, ply: i32) -> Option<TtHit> {
+        let e = &self.entries[key as usize & self.mask];
+        if e.key != key || e.bound == Bound::None as u8 {
+            return None;
+        }
+        let bound = match e.bound {
+            1 => Bound::Upper,
+            2 => Bound::Lower,
+            _ => Bound::Exact,
+        };
+        Some(TtHit {
+            value: value_from_tt(e.value as Value, ply),
+            depth: e.depth as Depth,
+            bound,
+            best: (e.best != NO_MOVE).then_some(Pos(e.best)),
+        })
+    }
+
+    /// Store a result; mate values are made relative to the node.
+    pub fn store(
+        &mut self,
+        key: u64,
+        ply: i32,
+        value: Value,
+        depth: Depth,
+        bound: Bound,
+        best: Option<Pos>,
+    ) {
+        let gen = self.generation;
+        let e = &mut self.entries[key as usize & self.mask];
+        let replace = e.key != key
+            || e.generation != gen
+            || depth >= e.depth as Depth
+            || bound == Bound::Exact;
+        if !replace {
+            return;
+        }
+        let keep_move = e.key == key && best.is_none();
+        e.best = if keep_move {
+            e.best
+        } else {
+            best.map_or(NO_MOVE, |p| p.0)
+        };
+        e.key = key;
+        e.value = value_to_tt(value, ply) as i16;
+        e.depth = depth.clamp(-100, 100) as i8;
+        e.bound = bound as u8;
+        e.generation = gen;
+    }
+}
+
+fn value_to_tt(v: Value, ply: i32) -> Value {
+    if v >= VALUE_MATE_BOUND {
+        v + ply
+    } else if v <= -VALUE_MATE_BOUND {
+        v - ply
+    } else {
+        v
+    }
+}
+
+fn value_from_tt(v: Value, ply: i32) -> Value {
+    if v >= VALUE_MATE_BOUND {
+        v - ply
+    } else if v <= -VALUE_MATE_BOUND {
+        v + ply
+    } else {
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::mate_in;
+
+    #[test]
+    fn store_probe_and_mate_adjust() {
+        let mut tt = Tt::new(1 << 16);
+        tt.store(42, 3, mate_in(7), 5, Bound::Exact, Some(Pos(17)));
+        let hit = tt.probe(42, 5).unwrap();
+        assert_eq!(hit.value, mate_in(9));
+        assert_eq!(hit.best, Some(Pos(17)));
+        assert!(tt.probe(43, 0).is_none());
+        tt.clear();
+        assert!(tt.probe(42, 5).is_none());
+    }
+}
