@@ -88,6 +88,14 @@ fn setup(rule: Rule, w: usize, h: usize, moves: &str) -> anyhow::Result<Board> {
     Ok(b)
 }
 
+/// The boards of every bench position, with their rules.
+pub fn boards() -> anyhow::Result<Vec<Board>> {
+    POSITIONS
+        .iter()
+        .map(|&(rule, w, h, moves)| setup(rule, w, h, moves))
+        .collect()
+}
+
 /// Result figures of a bench run.
 pub struct BenchTotals {
     pub nodes: u64,

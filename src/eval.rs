@@ -24,9 +24,8 @@ pub fn evaluate(board: &Board) -> Value {
 
 fn side_value(board: &Board, c: Color) -> Value {
     let mut v = 0;
-    for k in 1..Pattern4::COUNT {
-        let n = board.p4_count(c, Pattern4::from_u8(k as u8)) as Value;
-        v += n * CELL_VALUE[k];
+    for (k, &w) in CELL_VALUE.iter().enumerate().skip(1) {
+        v += board.p4_count(c, Pattern4::from_u8(k as u8)) as Value * w;
     }
     v
 }

@@ -254,11 +254,10 @@ fn five_test(w: &[u8; WIN], lr: LineRule) -> FiveTest {
 /// Key of a window (centre excluded), 2 bits per cell, nearest-left cell lowest... see `slot`.
 fn window_key(w: &[u8; WIN]) -> usize {
     let mut k = 0usize;
-    for i in 0..WIN {
-        if i == CENTRE {
-            continue;
+    for (i, &cell) in w.iter().enumerate() {
+        if i != CENTRE {
+            k |= (cell as usize) << (2 * slot_of_window_index(i));
         }
-        k |= (w[i] as usize) << (2 * slot_of_window_index(i));
     }
     k
 }
@@ -366,9 +365,9 @@ fn generate_line_table(lr: LineRule) -> Vec<u8> {
         if memo[key] != UNKNOWN {
             continue;
         }
-        for i in 0..WIN {
+        for (i, cell) in w.iter_mut().enumerate() {
             if i != CENTRE {
-                w[i] = ((key >> (2 * slot_of_window_index(i))) & 3) as u8;
+                *cell = ((key >> (2 * slot_of_window_index(i))) & 3) as u8;
             }
         }
         w[CENTRE] = W_OWN;
@@ -470,6 +469,7 @@ impl RuleTables {
             *out = b | (w << 4);
         }
         let mut p4 = [vec![0u8; NUM_COMBOS], vec![0u8; NUM_COMBOS]];
+        #[allow(clippy::needless_range_loop)]
         for idx in 0..NUM_COMBOS {
             let mut rest = idx;
             let mut pats = [Pattern::Dead; 4];

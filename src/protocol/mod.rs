@@ -248,7 +248,7 @@ impl Session {
     fn swap2(&mut self, stones: Vec<Pos>, received: Instant) {
         match swap2::stage(&mut self.engine, &stones, received) {
             Ok(swap2::Next::Answer(text)) => self.out.line(&text),
-            Ok(swap2::Next::Search(job, stage)) => self.spawn(job, Purpose::Swap2(stage)),
+            Ok(swap2::Next::Search(job, stage)) => self.spawn(*job, Purpose::Swap2(stage)),
             Err(e) => self.out.error(&format!("SWAP2BOARD: {e}")),
         }
     }

@@ -23,7 +23,7 @@ pub enum Stage {
 /// What to do next.
 pub enum Next {
     Answer(String),
-    Search(ThinkJob, Stage),
+    Search(Box<ThinkJob>, Stage),
 }
 
 /// The opening stones, checked: on the board, distinct, 0, 3 or 5 of them.
@@ -80,7 +80,7 @@ pub fn stage(engine: &mut Engine, stones: &[Pos], received: Instant) -> Result<N
     } else {
         Stage::Five
     };
-    Ok(Next::Search(job, stage))
+    Ok(Next::Search(Box::new(job), stage))
 }
 
 /// The reply once the search is done: SWAP if white (to move) stands badly, else its move.

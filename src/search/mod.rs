@@ -237,7 +237,7 @@ impl Searcher {
                 self.aborted = true;
             }
         }
-        if self.nodes % POLL_NODES == 0 {
+        if self.nodes.is_multiple_of(POLL_NODES) {
             if self.stop.load(Ordering::Relaxed) {
                 self.aborted = true;
             }

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 /// The time-related settings a manager gives (milliseconds).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct TimeControl {
     /// Per-move limit; `None` when the manager sets none, `Some(0)` to answer at once.
     pub turn_ms: Option<u64>,
@@ -11,16 +11,6 @@ pub struct TimeControl {
     pub match_ms: u64,
     /// Match time left; `None` when unknown or unlimited.
     pub left_ms: Option<i64>,
-}
-
-impl Default for TimeControl {
-    fn default() -> Self {
-        TimeControl {
-            turn_ms: None,
-            match_ms: 0,
-            left_ms: None,
-        }
-    }
 }
 
 /// Per-move budget: stop starting iterations after `soft`, abort at `hard`.
