@@ -381,9 +381,24 @@ impl Board {
         }
     }
 
-    /// Debug builds: recompute the whole pattern state from the stones and compare.
+    /// Debug builds: recount the threat histogram from the cells after every move. (The
+    /// whole state is compared with a from-scratch rebuild in the randomised tests.)
     #[cfg(debug_assertions)]
     fn check_counts(&self) {
+        let mut count = [[0u16; Pattern4::COUNT]; 2];
+        for p in self.cells() {
+            if self.is_empty(p) {
+                for (c, n) in count.iter_mut().enumerate() {
+                    n[self.p4[p.idx()][c] as usize] += 1;
+                }
+            }
+        }
+        assert_eq!(self.p4count, count, "p4 histogram drifted");
+    }
+
+    /// Compare the whole incremental state with a rebuild from the stones.
+    #[cfg(test)]
+    fn assert_matches_rebuild(&self) {
         let fresh = self.recomputed();
         assert!(self.keys == fresh.keys, "keys drifted");
         for p in self.cells() {
@@ -394,10 +409,11 @@ impl Board {
         }
         assert_eq!(self.p4count, fresh.p4count, "p4 histogram drifted");
         assert_eq!(self.near, fresh.near, "candidate counts drifted");
+        assert_eq!(self.hash, fresh_hash(self), "hash drifted");
     }
 
     /// A board built from scratch with the same stones (used to check the incremental state).
-    #[cfg(any(test, debug_assertions))]
+    #[cfg(test)]
     fn recomputed(&self) -> Board {
         let mut fresh = Board::new(self.width, self.height, self.rule).expect("same size");
         // Build without the per-move checks: set stones directly, then recompute.
@@ -491,6 +507,19 @@ impl Board {
     }
 }
 
+/// The Zobrist hash of `b`'s stones and side to move, computed from scratch.
+#[cfg(test)]
+fn fresh_hash(b: &Board) -> u64 {
+    let mut h = 0;
+    for &(p, c) in b.history() {
+        h ^= ZOBRIST.stone[c.idx()][p.idx()];
+    }
+    if b.side_to_move() == Color::White {
+        h ^= ZOBRIST.side;
+    }
+    h
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -532,10 +561,8 @@ mod tests {
                     let empties: Vec<Pos> = b.cells().filter(|&p| b.is_empty(p)).collect();
                     b.make_move(empties[rng.below(empties.len())]);
                 }
-                if step % 97 == 0 {
-                    let fresh = b.recomputed();
-                    assert_eq!(b.p4count, fresh.p4count);
-                    assert_eq!(b.keys, fresh.keys);
+                if step % 7 == 0 {
+                    b.assert_matches_rebuild();
                 }
             }
             while b.stone_count() > 0 {

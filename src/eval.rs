@@ -5,12 +5,18 @@ use crate::board::Board;
 use crate::pattern::{Pattern, Pattern4};
 use crate::types::{Color, Pos, Value};
 
-/// Value of one empty cell of each `Pattern4` class for its owner, by class order
+/// Value of one empty cell of each `Pattern4` class for the side to move, by class order
 /// (None, L, K, J, I, H, G, F, E, D, C, B, Forbid, A). A cell where a side could make an
 /// open three means that side already has an open two there, and so on: the weights grow
-/// with the threat the cell holds.
-const CELL_VALUE: [Value; Pattern4::COUNT] =
-    [0, 6, 8, 20, 24, 30, 48, 90, 34, 80, 200, 320, 0, 450];
+/// with the threat the cell holds. Fives and open fours for the side to move are decided
+/// by the search's mate checks before evaluation.
+const OWN_VALUE: [Value; Pattern4::COUNT] =
+    [0, 6, 8, 22, 26, 32, 56, 120, 36, 90, 260, 320, 0, 450];
+
+/// The same for the side that just moved: its threats come one tempo later, and the
+/// side to move can answer them, so the sharp ones weigh less.
+const THEIR_VALUE: [Value; Pattern4::COUNT] =
+    [0, 6, 8, 20, 24, 28, 44, 80, 30, 60, 140, 110, 0, 300];
 
 /// Bonus for the side to move (it can use its threats first).
 const TEMPO: Value = 20;
@@ -19,12 +25,12 @@ const TEMPO: Value = 20;
 pub fn evaluate(board: &Board) -> Value {
     let us = board.side_to_move();
     let them = us.opp();
-    side_value(board, us) - side_value(board, them) + TEMPO
+    side_value(board, us, &OWN_VALUE) - side_value(board, them, &THEIR_VALUE) + TEMPO
 }
 
-fn side_value(board: &Board, c: Color) -> Value {
+fn side_value(board: &Board, c: Color, weights: &[Value; Pattern4::COUNT]) -> Value {
     let mut v = 0;
-    for (k, &w) in CELL_VALUE.iter().enumerate().skip(1) {
+    for (k, &w) in weights.iter().enumerate().skip(1) {
         v += board.p4_count(c, Pattern4::from_u8(k as u8)) as Value * w;
     }
     v

@@ -1,6 +1,8 @@
 //! Iterative-deepening principal variation search with a transposition table, forced-move
 //! pruning, static mate checks and a four-based (VCF) quiescence search.
 
+#[cfg(test)]
+mod tactics;
 pub mod time;
 pub mod tt;
 
@@ -10,7 +12,8 @@ use crate::movegen::{self, MoveList, Threat};
 use crate::pattern::Pattern4;
 use crate::rules;
 use crate::types::{
-    mate_in, mated_in, Depth, Pos, Value, NUM_CELLS, VALUE_DRAW, VALUE_INFINITE, VALUE_MATE_BOUND,
+    mate_in, mated_in, Color, Depth, Pos, Rule, Value, NUM_CELLS, VALUE_DRAW, VALUE_INFINITE,
+    VALUE_MATE_BOUND,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -175,7 +178,9 @@ impl Searcher {
                 elapsed: self.start.elapsed(),
                 pv: best.pv.clone(),
             });
-            if value.abs() >= VALUE_MATE_BOUND && depth >= 2 || root.len() == 1 {
+            // A proven win needs no more iterations; a proven loss keeps searching for the
+            // longest defence while time lasts.
+            if value >= VALUE_MATE_BOUND && depth >= 2 || root.len() == 1 {
                 break;
             }
             if let Some(soft) = self.limits.soft {
@@ -272,6 +277,17 @@ impl Searcher {
                 if board.p4_count(us, Pattern4::BFlex4) > 0 {
                     return Err(mate_in(ply + 3));
                 }
+                // A four-three against a side that cannot make any four: the four forces the
+                // block, then the three becomes an open four. Renju black's follow-up open
+                // four might be forbidden, so that case is left to the search.
+                let them = us.opp();
+                if board.p4_count(us, Pattern4::CBlock4Flex3) > 0
+                    && !(board.rule() == Rule::Renju && us == Color::Black)
+                    && (Pattern4::EBlock4 as u8..=Pattern4::AFive as u8)
+                        .all(|k| board.p4_count(them, Pattern4::from_u8(k)) == 0)
+                {
+                    return Err(mate_in(ply + 5));
+                }
             }
         }
         Ok(threat)
@@ -294,6 +310,9 @@ impl Searcher {
             Ok(t) => t,
             Err(v) => return v,
         };
+        if ply >= MAX_PLY {
+            return eval::evaluate(board);
+        }
         if let Threat::Four(p) = threat {
             // A single forced reply: play it without spending depth.
             board.make_move(p);
@@ -301,7 +320,7 @@ impl Searcher {
             board.undo();
             return v;
         }
-        if depth <= 0 || ply >= MAX_PLY {
+        if depth <= 0 {
             return self.qsearch(board, alpha, beta, ply, 0);
         }
         // Mate distance pruning.
@@ -407,6 +426,9 @@ impl Searcher {
             Ok(t) => t,
             Err(v) => return v,
         };
+        if ply >= MAX_PLY {
+            return eval::evaluate(board);
+        }
         if let Threat::Four(p) = threat {
             board.make_move(p);
             let v = -self.qsearch(board, -beta, -alpha, ply + 1, fours);
@@ -414,7 +436,7 @@ impl Searcher {
             return v;
         }
         let stand = eval::evaluate(board);
-        if stand >= beta || ply >= MAX_PLY || fours >= QS_MAX_FOURS {
+        if stand >= beta || fours >= QS_MAX_FOURS {
             return stand;
         }
         alpha = alpha.max(stand);
