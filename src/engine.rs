@@ -116,6 +116,8 @@ pub struct ThinkJob {
 /// The game, the options and the searcher.
 pub struct Engine {
     board: Option<Board>,
+    /// The engine's colour in the current game, once known.
+    me: Option<Color>,
     pub options: Options,
     /// `None` while a `ThinkJob` holds it.
     searcher: Option<Searcher>,
@@ -133,6 +135,7 @@ impl Engine {
         let options = Options::default();
         Engine {
             board: None,
+            me: None,
             searcher: Some(Searcher::new(options.tt_bytes())),
             options,
         }
@@ -147,6 +150,7 @@ impl Engine {
     pub fn new_game(&mut self, width: usize, height: usize) -> Result<(), GameError> {
         let board = Board::new(width, height, self.options.rule)?;
         self.board = Some(board);
+        self.me = None;
         if let Some(s) = self.searcher.as_mut() {
             s.clear();
         }
@@ -192,10 +196,25 @@ impl Engine {
         Ok(p)
     }
 
-    /// A stone of the side to move at (x, y): TURN (opponent) and PLAY (own).
-    pub fn play(&mut self, x: i64, y: i64) -> Result<Pos, GameError> {
+    /// TURN: the opponent's stone at (x, y); the engine is to move next.
+    pub fn play_opponent(&mut self, x: i64, y: i64) -> Result<Pos, GameError> {
         let p = self.empty_cell(x, y)?;
-        self.board_mut()?.make_move(p);
+        let me = self.me;
+        let b = self.board_mut()?;
+        let c = me.map_or(b.side_to_move(), Color::opp);
+        b.make(p, c);
+        self.me = Some(c.opp());
+        Ok(p)
+    }
+
+    /// PLAY: the engine's own stone at (x, y); the opponent is to move next.
+    pub fn play_own(&mut self, x: i64, y: i64) -> Result<Pos, GameError> {
+        let p = self.empty_cell(x, y)?;
+        let me = self.me;
+        let b = self.board_mut()?;
+        let c = me.unwrap_or(b.side_to_move());
+        b.make(p, c);
+        self.me = Some(c);
         Ok(p)
     }
 
@@ -232,6 +251,7 @@ impl Engine {
         }
         fresh.set_side_to_move(me);
         self.board = Some(fresh);
+        self.me = Some(me);
         Ok(())
     }
 
@@ -303,6 +323,7 @@ impl Engine {
         self.searcher = Some(searcher);
         if let (Some(b), Some(p)) = (self.board.as_mut(), mv) {
             if b.is_empty(p) {
+                self.me = Some(b.side_to_move());
                 b.make_move(p);
             }
         }
@@ -338,7 +359,7 @@ mod tests {
     #[test]
     fn position_colours_and_takeback() {
         let mut e = Engine::new();
-        assert_eq!(e.play(1, 1), Err(GameError::NoGame));
+        assert_eq!(e.play_opponent(1, 1), Err(GameError::NoGame));
         e.new_game(15, 15).unwrap();
         let stones = [
             (Pos::new(7, 7), Owner::Opponent),
@@ -364,8 +385,24 @@ mod tests {
         assert_eq!(e.board().unwrap().stone_count(), 2);
         assert_eq!(e.board().unwrap().side_to_move(), Color::Black);
         assert!(e.takeback(9, 9).is_err());
-        assert!(e.play(15, 0).is_err());
-        assert!(e.play(7, 7).is_err());
+        assert!(e.play_opponent(15, 0).is_err());
+        assert!(e.play_opponent(7, 7).is_err());
+        // The engine is white in this game; after the takeback black is to move. A TURN
+        // puts down the opponent's (black) stone, PLAY the engine's own.
+        e.play_opponent(1, 1).unwrap();
+        assert_eq!(e.board().unwrap().stone(Pos::new(1, 1)), Some(Color::Black));
+        assert_eq!(e.board().unwrap().side_to_move(), Color::White);
+        e.play_own(2, 2).unwrap();
+        assert_eq!(e.board().unwrap().stone(Pos::new(2, 2)), Some(Color::White));
+        // A TURN right after a position setup (engine to move) is still the opponent's.
+        e.set_position(&[
+            (Pos::new(5, 5), Owner::Own),
+            (Pos::new(6, 6), Owner::Opponent),
+        ])
+        .unwrap();
+        e.play_opponent(7, 7).unwrap();
+        assert_eq!(e.board().unwrap().stone(Pos::new(7, 7)), Some(Color::White));
+        assert_eq!(e.board().unwrap().side_to_move(), Color::Black);
     }
 
     #[test]

@@ -162,11 +162,11 @@ impl Session {
                 Ok(()) => self.think(received, Purpose::Move),
                 Err(e) => self.out.error(&e.to_string()),
             },
-            Command::Turn { x, y } => match self.engine.play(x, y) {
+            Command::Turn { x, y } => match self.engine.play_opponent(x, y) {
                 Ok(_) => self.think(received, Purpose::Move),
                 Err(e) => self.out.error(&format!("TURN {x},{y}: {e}")),
             },
-            Command::Play { x, y } => match self.engine.play(x, y) {
+            Command::Play { x, y } => match self.engine.play_own(x, y) {
                 Ok(p) => self.out.line(&p.to_string()),
                 Err(e) => self.out.error(&format!("PLAY {x},{y}: {e}")),
             },
