@@ -28,6 +28,25 @@ pub const MAX_DEPTH: Depth = 60;
 const QS_MAX_FOURS: i32 = 12;
 /// Poll the clock and the stop flag every this many nodes.
 const POLL_NODES: u64 = 512;
+/// Reverse futility pruning: deepest depth and margin per ply.
+const RFP_MAX_DEPTH: Depth = 4;
+const RFP_MARGIN: Value = 90;
+/// Move-count pruning: quiet moves searched at a quiet non-PV node, by depth.
+const LMP_MOVES: [usize; 9] = [4, 5, 7, 9, 12, 15, 19, 23, 28];
+/// Aspiration window half-width at the root, from depth `ASPIRATION_DEPTH`.
+const ASPIRATION_DELTA: Value = 60;
+const ASPIRATION_DEPTH: Depth = 5;
+
+/// Late-move reductions by depth and move number: ln(d)·ln(m)/1.6, rounded.
+static LMR: once_cell::sync::Lazy<[[Depth; 64]; 64]> = once_cell::sync::Lazy::new(|| {
+    let mut t = [[0; 64]; 64];
+    for (d, row) in t.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            *r = ((d as f64).ln() * (m as f64).ln() / 1.6).round() as Depth;
+        }
+    }
+    t
+});
 
 /// When a search must end.
 #[derive(Clone, Debug, Default)]
@@ -102,9 +121,10 @@ impl Searcher {
 
     /// Replace the TT with one of about `tt_bytes` bytes (if the size changes).
     pub fn resize_tt(&mut self, tt_bytes: usize) {
-        let fresh = Tt::new(tt_bytes);
-        if fresh.bytes() != self.tt.bytes() {
-            self.tt = fresh;
+        if Tt::size_for(tt_bytes) != self.tt.bytes() {
+            // Free the old table before allocating the new one.
+            self.tt = Tt::new(0);
+            self.tt = Tt::new(tt_bytes);
         }
     }
 
@@ -159,7 +179,7 @@ impl Searcher {
             .unwrap_or(MAX_DEPTH)
             .clamp(1, MAX_DEPTH);
         for depth in 1..=max_depth {
-            let (value, iter_best) = self.root_search(board, &mut root, depth);
+            let (value, iter_best) = self.aspirated(board, &mut root, depth, best.value);
             if let Some((pos, v)) = iter_best {
                 best.best = pos;
                 best.value = v;
@@ -193,15 +213,19 @@ impl Searcher {
         best
     }
 
+    /// One root iteration inside (alpha, beta). Returns the best value found (at most
+    /// alpha on a fail low, at least beta on a fail high) and the move that raised alpha.
     fn root_search(
         &mut self,
         board: &mut Board,
         root: &mut MoveList,
         depth: Depth,
+        mut alpha: Value,
+        beta: Value,
     ) -> (Value, Option<(Pos, Value)>) {
-        let mut alpha = -VALUE_INFINITE;
-        let beta = VALUE_INFINITE;
+        let alpha_orig = alpha;
         let mut best: Option<(Pos, Value)> = None;
+        let mut best_value = -VALUE_INFINITE;
         for i in 0..root.len() {
             let m = root[i].pos;
             board.make_move(m);
@@ -209,7 +233,7 @@ impl Searcher {
                 -self.search_node(board, -beta, -alpha, depth - 1, 1, true)
             } else {
                 let mut v = -self.search_node(board, -alpha - 1, -alpha, depth - 1, 1, false);
-                if v > alpha && !self.aborted {
+                if v > alpha && v < beta && !self.aborted {
                     v = -self.search_node(board, -beta, -alpha, depth - 1, 1, true);
                 }
                 v
@@ -218,19 +242,63 @@ impl Searcher {
             if self.aborted {
                 break;
             }
+            best_value = best_value.max(v);
             if v > alpha {
                 alpha = v;
                 best = Some((m, v));
                 // Move the new best to the front for the next iteration.
                 let mv = root.remove(i);
                 root.insert(0, mv);
+                if v >= beta {
+                    break;
+                }
             }
         }
         if let Some((m, v)) = best {
-            self.tt
-                .store(board.hash(), 0, v, depth, Bound::Exact, Some(m));
+            if v > alpha_orig && v < beta {
+                self.tt.store(board.hash(), 0, v, depth, Bound::Exact, Some(m));
+            }
         }
-        (alpha, best)
+        (best_value, best)
+    }
+
+    /// One iteration with an aspiration window around the previous value, widened on
+    /// failure until the value is inside it.
+    fn aspirated(
+        &mut self,
+        board: &mut Board,
+        root: &mut MoveList,
+        depth: Depth,
+        prev: Value,
+    ) -> (Value, Option<(Pos, Value)>) {
+        let mut delta = ASPIRATION_DELTA;
+        let (mut alpha, mut beta) = if depth >= ASPIRATION_DEPTH && prev.abs() < VALUE_MATE_BOUND {
+            (prev - delta, prev + delta)
+        } else {
+            (-VALUE_INFINITE, VALUE_INFINITE)
+        };
+        let mut found = None;
+        loop {
+            let (v, best) = self.root_search(board, root, depth, alpha, beta);
+            if best.is_some() {
+                found = best;
+            }
+            if self.aborted {
+                return (v, found);
+            }
+            if v <= alpha && alpha > -VALUE_INFINITE {
+                alpha = (alpha - delta).max(-VALUE_INFINITE);
+            } else if v >= beta && beta < VALUE_INFINITE {
+                beta = (beta + delta).min(VALUE_INFINITE);
+            } else {
+                return (v, found);
+            }
+            delta *= 2;
+            if delta > 1000 {
+                alpha = -VALUE_INFINITE;
+                beta = VALUE_INFINITE;
+            }
+        }
     }
 
     fn out_of_budget(&mut self) -> bool {
@@ -344,6 +412,22 @@ impl Searcher {
                 }
             }
         }
+        let us = board.side_to_move();
+        let them = us.opp();
+        // Quiet node: nothing forcing on the board for either side's next move.
+        let quiet_node = threat == Threat::None
+            && board.p4_count(them, Pattern4::CBlock4Flex3) == 0
+            && board.p4_count(them, Pattern4::FFlex3x2) == 0;
+        let static_eval = eval::evaluate(board);
+        // Reverse futility: far above beta with nothing to fear, trust the static value.
+        if !pv
+            && quiet_node
+            && depth <= RFP_MAX_DEPTH
+            && static_eval - RFP_MARGIN * depth >= beta
+            && beta.abs() < VALUE_MATE_BOUND
+        {
+            return static_eval;
+        }
         let mut moves = movegen::generate(board);
         if threat == Threat::OpenThree {
             moves = movegen::defences(board, &moves);
@@ -356,19 +440,28 @@ impl Searcher {
         let alpha_orig = alpha;
         let mut best_value = -VALUE_INFINITE;
         let mut best_move = None;
-        let us = board.side_to_move();
+        let move_limit = if pv || !quiet_node {
+            usize::MAX
+        } else {
+            LMP_MOVES[(depth as usize).min(LMP_MOVES.len() - 1)]
+        };
         for (i, m) in moves.iter().enumerate() {
             let p = m.pos;
-            let quiet =
-                board.p4(p, us) < Pattern4::HFlex3 && board.p4(p, us.opp()) < Pattern4::EBlock4;
+            let quiet = board.p4(p, us) < Pattern4::HFlex3 && board.p4(p, them) < Pattern4::EBlock4;
+            // Move-count pruning: once a move that does not lose is in hand, late quiet
+            // moves of a quiet non-PV node are not searched.
+            if i >= move_limit && quiet && best_value > -VALUE_MATE_BOUND {
+                break;
+            }
             board.make_move(p);
             let mut v;
             if i == 0 {
                 v = -self.search_node(board, -beta, -alpha, depth - 1, ply + 1, pv);
             } else {
                 // Late quiet moves are searched shallower first.
-                let r = if depth >= 3 && i >= 3 && quiet && threat == Threat::None {
-                    1 + (i >= 8) as Depth + (depth >= 6 && i >= 12) as Depth
+                let r = if depth >= 3 && i >= 2 && quiet && threat == Threat::None {
+                    let r = LMR[(depth as usize).min(63)][i.min(63)] - pv as Depth;
+                    r.clamp(0, depth - 2)
                 } else {
                     0
                 };

@@ -45,14 +45,21 @@ pub struct Tt {
 const NO_MOVE: u16 = u16::MAX;
 
 impl Tt {
-    /// A table of at most `bytes` bytes (at least 1024 entries), zeroed.
-    pub fn new(bytes: usize) -> Tt {
+    /// Bytes a table asked for `bytes` really takes: the largest power-of-two number of
+    /// entries that fits (at least 1024 entries).
+    pub fn size_for(bytes: usize) -> usize {
         let want = (bytes / std::mem::size_of::<Entry>()).max(1024);
         let n = if want.is_power_of_two() {
             want
         } else {
             want.next_power_of_two() / 2
         };
+        n * std::mem::size_of::<Entry>()
+    }
+
+    /// A table of at most `bytes` bytes (at least 1024 entries), zeroed.
+    pub fn new(bytes: usize) -> Tt {
+        let n = Self::size_for(bytes) / std::mem::size_of::<Entry>();
         Tt {
             entries: vec![Entry::default(); n],
             mask: n - 1,
