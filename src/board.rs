@@ -114,8 +114,6 @@ pub struct Board {
     p4: Vec<[Pattern4; 2]>,
     /// Per colour: how many empty cells have each `Pattern4` class.
     p4count: [[u16; Pattern4::COUNT]; 2],
-    /// Per colour: how many (empty cell, direction) pairs have each line pattern.
-    line_count: [[u16; Pattern::COUNT]; 2],
     /// Per cell: stones within the candidate stencil.
     near: Vec<u8>,
     hash: u64,
@@ -139,7 +137,6 @@ impl Board {
             pats: vec![[0; 4]; NUM_CELLS],
             p4: vec![[Pattern4::None; 2]; NUM_CELLS],
             p4count: [[0; Pattern4::COUNT]; 2],
-            line_count: [[0; Pattern::COUNT]; 2],
             near: vec![0; NUM_CELLS],
             hash: 0,
             side: Color::Black,
@@ -274,12 +271,6 @@ impl Board {
     pub fn p4_count(&self, c: Color, k: Pattern4) -> u32 {
         self.p4count[c.idx()][k as usize] as u32
     }
-    /// Number of (empty cell, direction) pairs where `c` has line pattern `k`.
-    #[inline]
-    pub fn line_count(&self, c: Color, k: Pattern) -> u32 {
-        self.line_count[c.idx()][k as usize] as u32
-    }
-
     /// Cell at offset `k` along direction `d` from `p`, if on the board.
     #[inline]
     pub fn step(&self, p: Pos, d: usize, k: i32) -> Option<Pos> {
@@ -388,11 +379,6 @@ impl Board {
             let k = self.p4[p.idx()][c] as usize;
             self.p4count[c][k] = (self.p4count[c][k] as i32 + delta) as u16;
         }
-        for &b in &self.pats[p.idx()] {
-            let (black, white) = ((b & 15) as usize, (b >> 4) as usize);
-            self.line_count[0][black] = (self.line_count[0][black] as i32 + delta) as u16;
-            self.line_count[1][white] = (self.line_count[1][white] as i32 + delta) as u16;
-        }
     }
 
     /// Debug builds: recount the threat histogram from the cells after every move. (The
@@ -422,7 +408,6 @@ impl Board {
             }
         }
         assert_eq!(self.p4count, fresh.p4count, "p4 histogram drifted");
-        assert_eq!(self.line_count, fresh.line_count, "line histogram drifted");
         assert_eq!(self.near, fresh.near, "candidate counts drifted");
         assert_eq!(self.hash, fresh_hash(self), "hash drifted");
     }
@@ -448,7 +433,6 @@ impl Board {
             }
         }
         fresh.p4count = [[0; Pattern4::COUNT]; 2];
-        fresh.line_count = [[0; Pattern::COUNT]; 2];
         fresh.near = vec![0; NUM_CELLS];
         for p in self.cells().collect::<Vec<_>>() {
             if fresh.is_empty(p) {

@@ -21,20 +21,11 @@ const THEIR_VALUE: [Value; Pattern4::COUNT] =
 /// Bonus for the side to move (it can use its threats first).
 const TEMPO: Value = 20;
 
-/// Value of each line pattern seen from an empty cell (the line "material"), by pattern
-/// order (Dead, Overline, B1, F1, B2, F2, F2A, F2B, B3, F3, F3S, B4, F4, F5).
-const LINE_VALUE: [Value; Pattern::COUNT] = [0, 0, 1, 2, 3, 6, 7, 8, 7, 12, 14, 10, 20, 30];
-
 /// Evaluation of the position for the side to move (positive = good for it).
 pub fn evaluate(board: &Board) -> Value {
     let us = board.side_to_move();
     let them = us.opp();
-    let mut material = 0;
-    for (k, &w) in LINE_VALUE.iter().enumerate().skip(2) {
-        let k = Pattern::from_u8(k as u8);
-        material += w * (board.line_count(us, k) as Value - board.line_count(them, k) as Value);
-    }
-    side_value(board, us, &OWN_VALUE) - side_value(board, them, &THEIR_VALUE) + material + TEMPO
+    side_value(board, us, &OWN_VALUE) - side_value(board, them, &THEIR_VALUE) + TEMPO
 }
 
 fn side_value(board: &Board, c: Color, weights: &[Value; Pattern4::COUNT]) -> Value {
