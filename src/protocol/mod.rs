@@ -9,7 +9,7 @@ mod swap2;
 
 use crate::engine::{Engine, GameError, Owner, ThinkJob};
 use crate::search::{IterationReport, Observer, SearchResult, Searcher};
-use crate::types::{Pos, VALUE_MATE_BOUND};
+use crate::types::{Pos, Value, VALUE_MATE, VALUE_MATE_BOUND};
 use command::{BlockKind, Command, Parser, StoneLine};
 use output::Output;
 use std::collections::VecDeque;
@@ -296,6 +296,18 @@ impl Session {
     fn finish(&mut self, r: SearchResult, searcher: Searcher, purpose: Purpose) {
         match purpose {
             Purpose::Move => {
+                if self.engine.options.show_detail {
+                    let ms = r.elapsed.as_millis().max(1) as u64;
+                    self.out.message(&format!(
+                        "best {} value {} depth {} nodes {} nps {} time {}",
+                        r.best,
+                        format_value(r.value),
+                        r.depth,
+                        r.nodes,
+                        r.nodes * 1000 / ms,
+                        ms
+                    ));
+                }
                 self.out.line(&r.best.to_string());
                 self.engine.finish_think(searcher, Some(r.best));
             }
@@ -319,13 +331,7 @@ impl Observer for MessageObserver {
             return;
         }
         let ms = r.elapsed.as_millis().max(1) as u64;
-        let value = if r.value >= VALUE_MATE_BOUND {
-            format!("win in {}", crate::types::VALUE_MATE - r.value)
-        } else if r.value <= -VALUE_MATE_BOUND {
-            format!("loss in {}", crate::types::VALUE_MATE + r.value)
-        } else {
-            r.value.to_string()
-        };
+        let value = format_value(r.value);
         let pv: Vec<String> = r.pv.iter().map(|p| p.to_string()).collect();
         self.out.message(&format!(
             "depth {} value {} nodes {} nps {} time {} pv {}",
@@ -336,5 +342,16 @@ impl Observer for MessageObserver {
             ms,
             pv.join(" ")
         ));
+    }
+}
+
+/// A value as text: centi-stone-ish numbers, or the distance of a proven result in plies.
+fn format_value(v: Value) -> String {
+    if v >= VALUE_MATE_BOUND {
+        format!("win in {}", VALUE_MATE - v)
+    } else if v <= -VALUE_MATE_BOUND {
+        format!("loss in {}", VALUE_MATE + v)
+    } else {
+        v.to_string()
     }
 }

@@ -89,6 +89,7 @@ pub struct SearchResult {
     pub value: Value,
     pub depth: Depth,
     pub nodes: u64,
+    pub elapsed: Duration,
     pub pv: Vec<Pos>,
 }
 
@@ -170,6 +171,7 @@ impl Searcher {
             value: 0,
             depth: 0,
             nodes: 0,
+            elapsed: Duration::ZERO,
             pv: vec![root[0].pos],
         };
         // A won or forced position needs no search beyond the first iteration.
@@ -210,6 +212,7 @@ impl Searcher {
             }
         }
         best.nodes = self.nodes;
+        best.elapsed = self.start.elapsed();
         best
     }
 
@@ -256,7 +259,8 @@ impl Searcher {
         }
         if let Some((m, v)) = best {
             if v > alpha_orig && v < beta {
-                self.tt.store(board.hash(), 0, v, depth, Bound::Exact, Some(m));
+                self.tt
+                    .store(board.hash(), 0, v, depth, Bound::Exact, Some(m));
             }
         }
         (best_value, best)
