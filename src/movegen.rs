@@ -5,7 +5,7 @@ use crate::board::Board;
 use crate::eval;
 use crate::pattern::Pattern4;
 use crate::rules;
-use crate::types::{Pos, Score};
+use crate::types::{Color, Pos, Rule, Score};
 use smallvec::SmallVec;
 
 /// A move with its ordering score.
@@ -25,6 +25,8 @@ pub enum Threat {
     None,
     /// The opponent threatens an open four or double four next move (an open three).
     OpenThree,
+    /// The opponent can make a four-three next move.
+    FourThree,
     /// The opponent has a four: the single cell that blocks it.
     Four(Pos),
     /// The opponent has two or more five points: lost.
@@ -46,8 +48,21 @@ pub fn threat(board: &Board) -> Threat {
     }
     if board.p4_count(them, Pattern4::BFlex4) > 0 {
         Threat::OpenThree
+    } else if board.p4_count(them, Pattern4::CBlock4Flex3) > 0
+        && !(board.rule() == Rule::Renju && them == Color::Black)
+    {
+        // (A renju black four-three may hide a forbidden open-four point, so it is not
+        // taken as certain there.)
+        Threat::FourThree
     } else {
         Threat::None
+    }
+}
+
+impl Threat {
+    /// The opponent threatens to win with threes: only defences and own fours make sense.
+    pub fn needs_defence(self) -> bool {
+        matches!(self, Threat::OpenThree | Threat::FourThree)
     }
 }
 
@@ -93,8 +108,8 @@ pub fn generate(board: &mut Board) -> MoveList {
     list
 }
 
-/// Only the moves that answer an open three: own fours and cells after which the opponent
-/// has no open-four point left.
+/// Only the moves that answer an open three or a four-three threat: own fours and cells
+/// after which the opponent has no open-four point and no four-three point left.
 pub fn defences(board: &mut Board, all: &MoveList) -> MoveList {
     let us = board.side_to_move();
     let them = us.opp();
@@ -105,7 +120,9 @@ pub fn defences(board: &mut Board, all: &MoveList) -> MoveList {
             continue;
         }
         board.make_move(m.pos);
-        let stops = board.p4_count(them, Pattern4::BFlex4) == 0;
+        let stops = board.p4_count(them, Pattern4::BFlex4) == 0
+            && (board.p4_count(them, Pattern4::CBlock4Flex3) == 0
+                || (board.rule() == Rule::Renju && them == Color::Black));
         board.undo();
         if stops {
             out.push(m);
@@ -180,5 +197,27 @@ mod tests {
         let d: Vec<Pos> = defences(&mut b, &all).iter().map(|m| m.pos).collect();
         assert!(d.contains(&Pos::new(2, 3)) && d.contains(&Pos::new(6, 3)));
         assert!(!d.contains(&Pos::new(5, 5)));
+    }
+
+    #[test]
+    fn four_three_threat_and_its_defences() {
+        // Black threatens (8,5): a rush four on row 5 plus an open three on column 8.
+        let diagram = "...............\n...............\n...............\n.....O.........\n...............\n....OXXX.......\n......O.X......\n........XO.....\n...............\n...............";
+        let mut b = Board::from_diagram(diagram, Rule::Freestyle, Color::White).unwrap();
+        assert_eq!(threat(&b), Threat::FourThree);
+        let all = generate(&mut b);
+        let d: Vec<Pos> = defences(&mut b, &all).iter().map(|m| m.pos).collect();
+        for p in [
+            Pos::new(8, 5),
+            Pos::new(9, 5),
+            Pos::new(8, 4),
+            Pos::new(8, 8),
+        ] {
+            assert!(d.contains(&p), "{p} defends");
+        }
+        assert!(!d.contains(&Pos::new(2, 2)));
+        // Under renju a black four-three is not taken as certain.
+        let r = Board::from_diagram(diagram, Rule::Renju, Color::White).unwrap();
+        assert_eq!(threat(&r), Threat::None);
     }
 }

@@ -433,10 +433,11 @@ impl Searcher {
             return static_eval;
         }
         let mut moves = movegen::generate(board);
-        if threat == Threat::OpenThree {
+        if threat.needs_defence() {
             moves = movegen::defences(board, &moves);
             if moves.is_empty() {
-                return mated_in(ply + 4);
+                // Open three: open four, then five. Four-three: four, block, open four, five.
+                return mated_in(ply + if threat == Threat::FourThree { 6 } else { 4 });
             }
         }
         self.order(board, &mut moves, hit.and_then(|h| h.best), ply);
@@ -457,10 +458,18 @@ impl Searcher {
             if i >= move_limit && quiet && best_value > -VALUE_MATE_BOUND {
                 break;
             }
+            // Answers to an open three cost no depth (fours excepted, which would chain
+            // for free): the attacker pays one ply per threat, so threat sequences are
+            // seen twice as deep.
+            let new_depth = if threat.needs_defence() && !board.p4(p, us).makes_four() {
+                depth
+            } else {
+                depth - 1
+            };
             board.make_move(p);
             let mut v;
             if i == 0 {
-                v = -self.search_node(board, -beta, -alpha, depth - 1, ply + 1, pv);
+                v = -self.search_node(board, -beta, -alpha, new_depth, ply + 1, pv);
             } else {
                 // Late quiet moves are searched shallower first.
                 let r = if depth >= 3 && i >= 2 && quiet && threat == Threat::None {
@@ -469,12 +478,12 @@ impl Searcher {
                 } else {
                     0
                 };
-                v = -self.search_node(board, -alpha - 1, -alpha, depth - 1 - r, ply + 1, false);
+                v = -self.search_node(board, -alpha - 1, -alpha, new_depth - r, ply + 1, false);
                 if v > alpha && r > 0 && !self.aborted {
-                    v = -self.search_node(board, -alpha - 1, -alpha, depth - 1, ply + 1, false);
+                    v = -self.search_node(board, -alpha - 1, -alpha, new_depth, ply + 1, false);
                 }
                 if v > alpha && v < beta && pv && !self.aborted {
-                    v = -self.search_node(board, -beta, -alpha, depth - 1, ply + 1, true);
+                    v = -self.search_node(board, -beta, -alpha, new_depth, ply + 1, true);
                 }
             }
             board.undo();
@@ -642,7 +651,7 @@ fn root_moves(board: &mut Board) -> MoveList {
                 return std::iter::once(*m).collect();
             }
         }
-        Threat::OpenThree => {
+        Threat::OpenThree | Threat::FourThree => {
             let d = movegen::defences(board, &all);
             if !d.is_empty() && board.p4_count(us, Pattern4::BFlex4) == 0 {
                 return d;
