@@ -119,6 +119,26 @@ pub struct Board {
     hash: u64,
     side: Color,
     history: Vec<(Pos, Color)>,
+    /// Undo data: the patterns each move overwrote, and per move where its changes start
+    /// and the histogram before it.
+    changes: Vec<Change>,
+    frames: Vec<Frame>,
+}
+
+/// One cell's pattern in one direction before a move changed it.
+#[derive(Clone, Copy, Debug)]
+struct Change {
+    cell: u16,
+    dir: u8,
+    pat: u8,
+    p4: [Pattern4; 2],
+}
+
+/// Per move: the first of its `Change`s and the histogram before it.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    changes: u32,
+    p4count: [[u16; Pattern4::COUNT]; 2],
 }
 
 impl Board {
@@ -141,6 +161,8 @@ impl Board {
             hash: 0,
             side: Color::Black,
             history: Vec::with_capacity(width * height),
+            changes: Vec::new(),
+            frames: Vec::new(),
         };
         for y in 0..height {
             for x in 0..width {
@@ -293,6 +315,10 @@ impl Board {
     /// Place a stone of colour `c` at `p` (empty, on board); `c`'s opponent moves next.
     pub fn make(&mut self, p: Pos, c: Color) {
         debug_assert!(self.on_board(p) && self.is_empty(p), "make on {p}");
+        self.frames.push(Frame {
+            changes: self.changes.len() as u32,
+            p4count: self.p4count,
+        });
         self.count_cell(p, -1);
         let code = if c == Color::Black { BLACK } else { WHITE };
         self.cells[p.idx()] = code;
@@ -314,15 +340,30 @@ impl Board {
         self.cells[p.idx()] = EMPTY;
         self.hash ^= ZOBRIST.stone[c.idx()][p.idx()];
         self.set_side_to_move(c);
-        self.update_lines(p, EMPTY);
+        // Keys are restored bit by bit; patterns and classes come back from the saved
+        // values (the cell `p` itself kept its own while it was occupied).
+        for d in 0..4 {
+            for off in -(HALF as i32)..=(HALF as i32) {
+                if off != 0 {
+                    if let Some(q) = self.step(p, d, off) {
+                        self.keys[q.idx()][d] &= !(3 << (2 * slot(-off)));
+                    }
+                }
+            }
+        }
+        let frame = self.frames.pop().expect("a frame per move");
+        for ch in self.changes.drain(frame.changes as usize..).rev() {
+            self.pats[ch.cell as usize][ch.dir as usize] = ch.pat;
+            self.p4[ch.cell as usize] = ch.p4;
+        }
+        self.p4count = frame.p4count;
         self.update_near(p, -1);
-        self.refresh_cell(p);
-        self.count_cell(p, 1);
         #[cfg(debug_assertions)]
         self.check_counts();
     }
 
-    /// Write `code` into the keys of every cell within reach of `p` and refresh the empty ones.
+    /// Write `code` into the keys of every cell within reach of `p` and refresh the empty
+    /// ones, saving their old patterns for `undo`.
     fn update_lines(&mut self, p: Pos, code: u8) {
         for d in 0..4 {
             for off in -(HALF as i32)..=(HALF as i32) {
@@ -337,6 +378,12 @@ impl Board {
                 let k = &mut self.keys[q.idx()][d];
                 *k = (*k & !(3 << s)) | ((code as u32) << s);
                 if self.cells[q.idx()] == EMPTY {
+                    self.changes.push(Change {
+                        cell: q.0,
+                        dir: d as u8,
+                        pat: self.pats[q.idx()][d],
+                        p4: self.p4[q.idx()],
+                    });
                     self.count_cell(q, -1);
                     let key = self.keys[q.idx()][d];
                     self.pats[q.idx()][d] = self.tables.line[key as usize];

@@ -3,7 +3,7 @@
 
 use crate::board::Board;
 use crate::eval;
-use crate::pattern::Pattern4;
+use crate::pattern::{Pattern4, HALF};
 use crate::rules;
 use crate::types::{Color, Pos, Rule, Score};
 use smallvec::SmallVec;
@@ -113,22 +113,45 @@ pub fn generate(board: &mut Board) -> MoveList {
 pub fn defences(board: &mut Board, all: &MoveList) -> MoveList {
     let us = board.side_to_move();
     let them = us.opp();
+    let renju_black = board.rule() == Rule::Renju && them == Color::Black;
+    // The opponent's threat cells. A stone changes the patterns only of cells on its four
+    // lines within `HALF` cells, so a defence must be within that reach of every one.
+    let threats: SmallVec<[Pos; 16]> = board
+        .cells()
+        .filter(|&p| {
+            board.is_empty(p)
+                && match board.p4(p, them) {
+                    Pattern4::BFlex4 => true,
+                    Pattern4::CBlock4Flex3 => !renju_black,
+                    _ => false,
+                }
+        })
+        .collect();
     let mut out = MoveList::new();
     for &m in all {
         if board.p4(m.pos, us).makes_four() {
             out.push(m);
             continue;
         }
+        if !threats.iter().all(|&t| in_line_reach(m.pos, t)) {
+            continue;
+        }
         board.make_move(m.pos);
         let stops = board.p4_count(them, Pattern4::BFlex4) == 0
-            && (board.p4_count(them, Pattern4::CBlock4Flex3) == 0
-                || (board.rule() == Rule::Renju && them == Color::Black));
+            && (board.p4_count(them, Pattern4::CBlock4Flex3) == 0 || renju_black);
         board.undo();
         if stops {
             out.push(m);
         }
     }
     out
+}
+
+/// True if `a` lies on one of the four lines through `b` within `HALF` cells (or is `b`).
+fn in_line_reach(a: Pos, b: Pos) -> bool {
+    let dx = (a.x() as i32 - b.x() as i32).abs();
+    let dy = (a.y() as i32 - b.y() as i32).abs();
+    (dx == 0 || dy == 0 || dx == dy) && dx.max(dy) <= HALF as i32
 }
 
 /// Sort best first: score, then closer to the centre, then lower cell index.
