@@ -5,6 +5,7 @@
 mod tactics;
 pub mod time;
 pub mod tt;
+pub mod vct;
 
 use crate::board::Board;
 use crate::eval;
@@ -19,6 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tt::{Bound, Tt};
+use vct::Vct;
 
 /// Deepest ply the search goes to.
 const MAX_PLY: i32 = 120;
@@ -33,6 +35,13 @@ const RFP_MAX_DEPTH: Depth = 4;
 const RFP_MARGIN: Value = 90;
 /// Move-count pruning: quiet moves searched at a quiet non-PV node, by depth.
 const LMP_MOVES: [usize; 9] = [4, 5, 7, 9, 12, 15, 19, 23, 28];
+/// Root threat check: attacker moves searched, and node budgets for our own win and for
+/// each of the first `VCT_REFUTE_MOVES` root moves.
+const VCT_DEPTH: i32 = 5;
+const VCT_OWN_BUDGET: u64 = 20_000;
+const VCT_REFUTE_MOVES: usize = 12;
+/// Threat-check nodes allowed per millisecond of the hard limit (about 15% of the time).
+const VCT_NODES_PER_MS: u64 = 20;
 /// Aspiration window half-width at the root, from depth `ASPIRATION_DEPTH`.
 const ASPIRATION_DELTA: Value = 60;
 const ASPIRATION_DEPTH: Depth = 5;
@@ -166,6 +175,26 @@ impl Searcher {
         self.killers.iter_mut().for_each(|k| *k = [None; 2]);
 
         let mut root = root_moves(board);
+        if root.len() > 1 {
+            if let Some((p, plies)) = self.threat_check(board, &mut root) {
+                let report = IterationReport {
+                    depth: 0,
+                    value: mate_in(plies),
+                    nodes: self.nodes,
+                    elapsed: self.start.elapsed(),
+                    pv: vec![p],
+                };
+                observer.iteration(&report);
+                return SearchResult {
+                    best: p,
+                    value: report.value,
+                    depth: 0,
+                    nodes: self.nodes,
+                    elapsed: report.elapsed,
+                    pv: report.pv,
+                };
+            }
+        }
         let mut best = SearchResult {
             best: root[0].pos,
             value: 0,
@@ -214,6 +243,46 @@ impl Searcher {
         best.nodes = self.nodes;
         best.elapsed = self.start.elapsed();
         best
+    }
+
+    /// Before the main search: our own win by threats (its move and length) if one is
+    /// found; otherwise drop root moves after which the opponent wins by threats (unless
+    /// that drops them all).
+    fn threat_check(&mut self, board: &mut Board, root: &mut MoveList) -> Option<(Pos, i32)> {
+        // Under a clock the check gets a share of the time (about `VCT_NODES_PER_MS` nodes
+        // per millisecond of the hard limit); without one, the full budgets.
+        let total = match self.limits.hard {
+            Some(h) => (h.as_millis() as u64 * VCT_NODES_PER_MS).min(VCT_OWN_BUDGET * 3),
+            None => VCT_OWN_BUDGET * 3,
+        };
+        let own_budget = total / 3;
+        let refute_budget = (total - own_budget) / VCT_REFUTE_MOVES as u64;
+        let mut v = Vct::new(own_budget);
+        let win = v.find_win(board, VCT_DEPTH);
+        self.nodes += v.nodes();
+        if let Some((p, plies)) = win {
+            if root.iter().any(|m| m.pos == p) {
+                return Some((p, plies));
+            }
+        }
+        let mut keep = MoveList::new();
+        for (i, &m) in root.iter().enumerate() {
+            if i < VCT_REFUTE_MOVES {
+                board.make_move(m.pos);
+                let mut v = Vct::new(refute_budget);
+                let refuted = v.attacker_wins(board, VCT_DEPTH);
+                self.nodes += v.nodes();
+                board.undo();
+                if refuted {
+                    continue;
+                }
+            }
+            keep.push(m);
+        }
+        if !keep.is_empty() {
+            *root = keep;
+        }
+        None
     }
 
     /// One root iteration inside (alpha, beta). Returns the best value found (at most
