@@ -102,6 +102,16 @@ pub struct SearchResult {
     pub pv: Vec<Pos>,
 }
 
+/// How a node starts (see `Searcher::enter`).
+enum Entry {
+    /// The node's value is known.
+    Done(Value),
+    /// The opponent's four leaves one reply.
+    Forced(Pos),
+    /// Search on, facing this threat.
+    Open(Threat),
+}
+
 /// Search state that lives across moves: the TT and history tables.
 pub struct Searcher {
     tt: Tt,
@@ -434,6 +444,26 @@ impl Searcher {
         Ok(threat)
     }
 
+    /// What every node does first: count itself, check the budget and the static
+    /// outcomes, and find a single forced reply.
+    fn enter(&mut self, board: &mut Board, ply: i32) -> Entry {
+        self.nodes += 1;
+        if self.out_of_budget() {
+            return Entry::Done(0);
+        }
+        let threat = match Self::mate_check(board, ply) {
+            Ok(t) => t,
+            Err(v) => return Entry::Done(v),
+        };
+        if ply >= MAX_PLY {
+            return Entry::Done(eval::evaluate(board));
+        }
+        match threat {
+            Threat::Four(p) => Entry::Forced(p),
+            t => Entry::Open(t),
+        }
+    }
+
     fn search_node(
         &mut self,
         board: &mut Board,
@@ -443,24 +473,17 @@ impl Searcher {
         ply: i32,
         pv: bool,
     ) -> Value {
-        self.nodes += 1;
-        if self.out_of_budget() {
-            return 0;
-        }
-        let threat = match Self::mate_check(board, ply) {
-            Ok(t) => t,
-            Err(v) => return v,
+        let threat = match self.enter(board, ply) {
+            Entry::Done(v) => return v,
+            Entry::Forced(p) => {
+                // A single forced reply: play it without spending depth.
+                board.make_move(p);
+                let v = -self.search_node(board, -beta, -alpha, depth, ply + 1, pv);
+                board.undo();
+                return v;
+            }
+            Entry::Open(t) => t,
         };
-        if ply >= MAX_PLY {
-            return eval::evaluate(board);
-        }
-        if let Threat::Four(p) = threat {
-            // A single forced reply: play it without spending depth.
-            board.make_move(p);
-            let v = -self.search_node(board, -beta, -alpha, depth, ply + 1, pv);
-            board.undo();
-            return v;
-        }
         if depth <= 0 {
             return self.qsearch(board, alpha, beta, ply, 0);
         }
@@ -593,22 +616,15 @@ impl Searcher {
         ply: i32,
         fours: i32,
     ) -> Value {
-        self.nodes += 1;
-        if self.out_of_budget() {
-            return 0;
-        }
-        let threat = match Self::mate_check(board, ply) {
-            Ok(t) => t,
-            Err(v) => return v,
-        };
-        if ply >= MAX_PLY {
-            return eval::evaluate(board);
-        }
-        if let Threat::Four(p) = threat {
-            board.make_move(p);
-            let v = -self.qsearch(board, -beta, -alpha, ply + 1, fours);
-            board.undo();
-            return v;
+        match self.enter(board, ply) {
+            Entry::Done(v) => return v,
+            Entry::Forced(p) => {
+                board.make_move(p);
+                let v = -self.qsearch(board, -beta, -alpha, ply + 1, fours);
+                board.undo();
+                return v;
+            }
+            Entry::Open(_) => {}
         }
         let stand = eval::evaluate(board);
         if stand >= beta || fours >= QS_MAX_FOURS {
