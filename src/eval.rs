@@ -11,15 +11,15 @@ use crate::types::{Color, Pos, Value};
 /// with the threat the cell holds. Fives and open fours for the side to move are decided
 /// by the search's mate checks before evaluation.
 const OWN_VALUE: [Value; Pattern4::COUNT] =
-    [0, 6, 8, 22, 26, 32, 56, 120, 36, 90, 260, 320, 0, 450];
+    [0, 7, 11, 13, 35, 40, 75, 79, 57, 152, 933, 320, 0, 450];
 
 /// The same for the side that just moved: its threats come one tempo later, and the
 /// side to move can answer them, so the sharp ones weigh less.
 const THEIR_VALUE: [Value; Pattern4::COUNT] =
-    [0, 6, 8, 20, 24, 28, 44, 80, 30, 60, 140, 110, 0, 300];
+    [0, 5, 11, 10, 29, 25, 60, 47, 63, 140, 411, 239, 0, 300];
 
 /// Bonus for the side to move (it can use its threats first).
-const TEMPO: Value = 20;
+const TEMPO: Value = 144;
 
 /// Evaluation of the position for the side to move (positive = good for it).
 pub fn evaluate(board: &Board) -> Value {
