@@ -6,19 +6,18 @@ use crate::pattern::{Pattern, Pattern4};
 use crate::types::{Color, Pos, Value};
 
 /// Value of one empty cell of each `Pattern4` class for the side to move, by class order
-/// (None, L, K, J, I, H, G, F, E, D, C, B, Forbid, A). A cell where a side could make an
-/// open three means that side already has an open two there, and so on: the weights grow
-/// with the threat the cell holds. Fives and open fours for the side to move are decided
-/// by the search's mate checks before evaluation.
+/// (None, L, K, J, I, H, G, F, E, D, C, B, Forbid, A). Fitted by logistic regression of
+/// game results on these counts over quiet positions. Own fives and open-four points and
+/// the opponent's fives never reach the evaluation (the search's mate checks decide
+/// them), so those entries were not fitted and keep their hand-set values.
 const OWN_VALUE: [Value; Pattern4::COUNT] =
     [0, 7, 11, 13, 35, 40, 75, 79, 57, 152, 933, 320, 0, 450];
 
-/// The same for the side that just moved: its threats come one tempo later, and the
-/// side to move can answer them, so the sharp ones weigh less.
+/// The same for the side that just moved (fitted together with `OWN_VALUE`).
 const THEIR_VALUE: [Value; Pattern4::COUNT] =
     [0, 5, 11, 10, 29, 25, 60, 47, 63, 140, 411, 239, 0, 300];
 
-/// Bonus for the side to move (it can use its threats first).
+/// Bonus for the side to move (fitted with the tables).
 const TEMPO: Value = 144;
 
 /// Evaluation of the position for the side to move (positive = good for it).
