@@ -537,7 +537,7 @@ impl Searcher {
         let alpha_orig = alpha;
         let mut best_value = -VALUE_INFINITE;
         let mut best_move = None;
-        let move_limit = if pv || !quiet_node {
+        let move_limit = if pv || threat != Threat::None {
             usize::MAX
         } else {
             LMP_MOVES[(depth as usize).min(LMP_MOVES.len() - 1)]
