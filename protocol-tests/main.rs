@@ -83,28 +83,20 @@ struct Outcome {
 fn run_transcript(path: &Path) -> Outcome {
     let started = Instant::now();
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    // A transcript that cannot even start fails with this one message.
+    let failed = |name: String, message: String| Outcome {
+        failures: vec![format!("{name}: {message}")],
+        name,
+        elapsed: started.elapsed(),
+    };
     let mut failures = Vec::new();
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) => {
-            failures.push(format!("{name}: cannot read: {e}"));
-            return Outcome {
-                name,
-                failures,
-                elapsed: started.elapsed(),
-            };
-        }
+        Err(e) => return failed(name, format!("cannot read: {e}")),
     };
     let steps = match parse_transcript(&text) {
         Ok(s) => s,
-        Err(e) => {
-            failures.push(format!("{name}: {e}"));
-            return Outcome {
-                name,
-                failures,
-                elapsed: started.elapsed(),
-            };
-        }
+        Err(e) => return failed(name, e.to_string()),
     };
     let dir = std::env::temp_dir().join(format!(
         "wuzi-proto-{}-{}",
@@ -114,14 +106,7 @@ fn run_transcript(path: &Path) -> Outcome {
     let _ = std::fs::create_dir_all(&dir);
     let mut engine = match Engine::spawn(&dir) {
         Ok(e) => e,
-        Err(e) => {
-            failures.push(format!("{name}: {e}"));
-            return Outcome {
-                name,
-                failures,
-                elapsed: started.elapsed(),
-            };
-        }
+        Err(e) => return failed(name, e.to_string()),
     };
 
     let last_line = steps.last().map_or(0, |(no, _)| *no);

@@ -232,10 +232,6 @@ impl Board {
     pub fn history(&self) -> &[(Pos, Color)] {
         &self.history
     }
-    /// The last move, if any.
-    pub fn last_move(&self) -> Option<Pos> {
-        self.history.last().map(|&(p, _)| p)
-    }
     /// Number of empty cells.
     pub fn empty_count(&self) -> usize {
         self.width * self.height - self.history.len()

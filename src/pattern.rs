@@ -557,77 +557,75 @@ mod tests {
             ("O...*O....", Dead),
             ("|...X*X.O..", F3),
         ];
-        for &(s, want) in cases {
-            assert_eq!(line_pattern(Rule::Freestyle, Color::Black, s), want, "{s}");
+        let cases: Vec<_> = cases
+            .iter()
+            .map(|&(s, want)| (Rule::Freestyle, Color::Black, s, want))
+            .collect();
+        check(&cases);
+    }
+
+    /// Checks a table of (rule, colour, line, expected pattern).
+    fn check(cases: &[(Rule, Color, &str, Pattern)]) {
+        for &(rule, color, line, want) in cases {
+            assert_eq!(
+                line_pattern(rule, color, line),
+                want,
+                "{rule:?} {color:?} {line}"
+            );
         }
     }
 
     #[test]
     fn exact_five_overlines() {
+        use Color::{Black, White};
         use Pattern::*;
-        assert_eq!(
-            line_pattern(Rule::Standard, Color::Black, "..XXX*XX..."),
-            Overline
-        );
-        assert_eq!(
-            line_pattern(Rule::Standard, Color::White, "..OOO*OO..."),
-            Overline
-        );
-        assert_eq!(
-            line_pattern(Rule::Standard, Color::Black, "..X.X*XX..."),
-            B4
-        );
-        // A four that can only complete to six is no four.
-        assert_eq!(line_pattern(Rule::Standard, Color::Black, "X.XXX*O"), Dead);
-        assert_eq!(line_pattern(Rule::Freestyle, Color::Black, "X.XXX*O"), B4);
-        assert_eq!(
-            line_pattern(Rule::Standard, Color::Black, "..XX.*XX..."),
-            B3
-        );
+        use Rule::{Freestyle, Standard};
+        check(&[
+            (Standard, Black, "..XXX*XX...", Overline),
+            (Standard, White, "..OOO*OO...", Overline),
+            (Standard, Black, "..X.X*XX...", B4),
+            // A four that can only complete to six is no four.
+            (Standard, Black, "X.XXX*O", Dead),
+            (Freestyle, Black, "X.XXX*O", B4),
+            (Standard, Black, "..XX.*XX...", B3),
+        ]);
     }
 
     #[test]
     fn renju_line_rules() {
+        use Color::{Black, White};
         use Pattern::*;
-        // Black: overline and same-line double fours are forbidden on the line.
-        assert_eq!(
-            line_pattern(Rule::Renju, Color::Black, "..XXX*XX..."),
-            Overline
-        );
-        assert_eq!(line_pattern(Rule::Renju, Color::Black, "X.X*X.X"), Overline);
-        assert_eq!(
-            line_pattern(Rule::Renju, Color::Black, "XX.X*.XX"),
-            Overline
-        );
-        assert_eq!(
-            line_pattern(Rule::Renju, Color::Black, "XXX.*.XXX"),
-            Overline
-        );
-        assert_eq!(line_pattern(Rule::Renju, Color::Black, "....X*XX...."), F4);
-        // White: five or more wins.
-        assert_eq!(line_pattern(Rule::Renju, Color::White, "..OOO*OO..."), F5);
+        use Rule::Renju;
+        check(&[
+            // Black: overline and same-line double fours are forbidden on the line.
+            (Renju, Black, "..XXX*XX...", Overline),
+            (Renju, Black, "X.X*X.X", Overline),
+            (Renju, Black, "XX.X*.XX", Overline),
+            (Renju, Black, "XXX.*.XXX", Overline),
+            (Renju, Black, "....X*XX....", F4),
+            // White: five or more wins.
+            (Renju, White, "..OOO*OO...", F5),
+        ]);
     }
 
     #[test]
     fn caro_blocked_fives() {
+        use Color::{Black, White};
         use Pattern::*;
-        assert_eq!(line_pattern(Rule::Caro, Color::Black, "..OXX*XXO.."), Dead);
-        assert_eq!(line_pattern(Rule::Caro, Color::Black, "..OXX*XX..."), F5);
-        // The edge does not block.
-        assert_eq!(line_pattern(Rule::Caro, Color::Black, "|XX*XXO"), F5);
-        assert_eq!(line_pattern(Rule::Caro, Color::Black, "OXXX*XXO"), F5);
-        assert_eq!(
-            line_pattern(Rule::CaroExact, Color::Black, "OXXX*XXO"),
-            Overline
-        );
-        assert_eq!(
-            line_pattern(Rule::CaroExact, Color::Black, "..OXX*XXO.."),
-            Dead
-        );
-        // A four whose five would be blocked at both ends is no four.
-        assert_eq!(line_pattern(Rule::Caro, Color::Black, "..OX*XX.O.."), Dead);
-        assert_eq!(line_pattern(Rule::Caro, Color::Black, "..OX*XX..O."), B4);
-        assert_eq!(line_pattern(Rule::Caro, Color::White, "..XOO*OOX.."), Dead);
+        use Rule::{Caro, CaroExact};
+        check(&[
+            (Caro, Black, "..OXX*XXO..", Dead),
+            (Caro, Black, "..OXX*XX...", F5),
+            // The edge does not block.
+            (Caro, Black, "|XX*XXO", F5),
+            (Caro, Black, "OXXX*XXO", F5),
+            (CaroExact, Black, "OXXX*XXO", Overline),
+            (CaroExact, Black, "..OXX*XXO..", Dead),
+            // A four whose five would be blocked at both ends is no four.
+            (Caro, Black, "..OX*XX.O..", Dead),
+            (Caro, Black, "..OX*XX..O.", B4),
+            (Caro, White, "..XOO*OOX..", Dead),
+        ]);
     }
 
     #[test]

@@ -148,11 +148,6 @@ impl Searcher {
         }
     }
 
-    /// TT size in bytes.
-    pub fn tt_bytes(&self) -> usize {
-        self.tt.bytes()
-    }
-
     /// Forget everything learned (new game).
     pub fn clear(&mut self) {
         self.tt.clear();
@@ -163,11 +158,6 @@ impl Searcher {
     /// The flag that aborts a running search when set.
     pub fn stop_flag(&self) -> Arc<AtomicBool> {
         self.stop.clone()
-    }
-
-    /// Nodes searched by the last search.
-    pub fn nodes(&self) -> u64 {
-        self.nodes
     }
 
     /// Find a move for the side to move. The board must have an empty cell.
@@ -745,96 +735,4 @@ fn root_moves(board: &mut Board) -> MoveList {
         _ => {}
     }
     all
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::types::{Color, Rule};
-
-    fn best(diagram: &str, rule: Rule, to_move: Color, depth: Depth) -> SearchResult {
-        let mut b = Board::from_diagram(diagram, rule, to_move).unwrap();
-        let mut s = Searcher::new(1 << 20);
-        s.search(
-            &mut b,
-            Limits {
-                max_depth: Some(depth),
-                max_nodes: Some(400_000),
-                ..Limits::default()
-            },
-            &mut Silent,
-        )
-    }
-
-    const OWN_FOUR: &str = "
-        ...............
-        ...............
-        ...............
-        ....XXXX.......
-        ...............
-        ...OOO.........
-        ...............";
-
-    #[test]
-    fn plays_own_five_and_blocks_the_opponents() {
-        let r = best(OWN_FOUR, Rule::Freestyle, Color::Black, 3);
-        assert!(r.best == Pos::new(3, 3) || r.best == Pos::new(8, 3));
-        assert!(r.value >= VALUE_MATE_BOUND);
-        let blocker = "
-            ...............
-            ...............
-            ...OXXXX.......
-            ...............
-            ...OO.O........
-            ...............";
-        let r = best(blocker, Rule::Freestyle, Color::White, 3);
-        assert_eq!(r.best, Pos::new(8, 2));
-    }
-
-    #[test]
-    fn makes_an_open_four_and_answers_an_open_three() {
-        let attack = "
-            ...............
-            ...............
-            ....XXX........
-            ...............
-            ......O........
-            .....O.........
-            ...............";
-        let r = best(attack, Rule::Freestyle, Color::Black, 3);
-        assert!(
-            r.best == Pos::new(3, 2) || r.best == Pos::new(7, 2),
-            "{:?}",
-            r
-        );
-        assert!(r.value >= VALUE_MATE_BOUND);
-        let r = best(attack, Rule::Freestyle, Color::White, 4);
-        let d = [
-            Pos::new(3, 2),
-            Pos::new(7, 2),
-            Pos::new(2, 2),
-            Pos::new(8, 2),
-        ];
-        assert!(d.contains(&r.best), "{:?}", r);
-    }
-
-    #[test]
-    fn finds_a_four_three() {
-        // Black: a broken three on row 5 and a two on column 7 meeting at (7,5)? Use a
-        // VCF: four-three at (6,6).
-        let vcf = "
-            ...............
-            ...............
-            ...............
-            ......X........
-            ......X........
-            ......X........
-            ...XX..........
-            ...............
-            .OO.O..........
-            ...............
-            ...............";
-        let r = best(vcf, Rule::Freestyle, Color::Black, 2);
-        assert!(r.value >= VALUE_MATE_BOUND, "{:?}", r);
-    }
 }

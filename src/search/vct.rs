@@ -41,6 +41,11 @@ impl Vct {
         if let Some(p) = find_cell(board, us, Pattern4::BFlex4) {
             return Some((p, 3));
         }
+        self.first_winning_threat(board, depth)
+    }
+
+    /// The first threat move after which every defence loses, and the plies to the five.
+    fn first_winning_threat(&mut self, board: &mut Board, depth: i32) -> Option<(Pos, i32)> {
         for m in threats(board) {
             board.make_move(m.pos);
             let won = self.defend(board, depth - 1);
@@ -98,18 +103,8 @@ impl Vct {
         if depth == 0 {
             return None;
         }
-        for m in threats(board) {
-            board.make_move(m.pos);
-            let won = self.defend(board, depth - 1);
-            board.undo();
-            if won.is_some() {
-                return won.map(|n| n + 1);
-            }
-            if self.exhausted() {
-                return None;
-            }
-        }
-        None
+        self.first_winning_threat(board, depth)
+            .map(|(_, plies)| plies)
     }
 
     /// The defender is to move after a threat: plies to the attacker's five if every
