@@ -2,7 +2,7 @@
 //! `make` and `undo` are the only writers of that state.
 
 use crate::pattern::{self, slot, Pattern, Pattern4, RuleTables, BLACK, EMPTY, HALF, WALL, WHITE};
-use crate::types::{Color, Pos, Rule, DIRS, MAX_SIZE, MIN_SIZE, NUM_CELLS};
+use crate::types::{Color, Pos, Rule, DIRS, MAX_SIZE, MIN_SIZE, NUM_CELLS, STRIDE};
 use once_cell::sync::Lazy;
 use std::fmt;
 
@@ -268,6 +268,15 @@ impl Board {
     pub fn cells(&self) -> impl Iterator<Item = Pos> + '_ {
         (0..self.height).flat_map(move |y| (0..self.width).map(move |x| Pos::new(x, y)))
     }
+    /// Empty cells with a stone within the candidate stencil, row by row. Every cell that
+    /// makes a four or an open four for either side is among them (such a cell has a stone
+    /// of that side within two cells on the line).
+    pub fn candidates(&self) -> impl Iterator<Item = Pos> + '_ {
+        // Cells off the board hold `WALL`, so one pass over the rows in use suffices.
+        (0..self.height * STRIDE)
+            .filter(move |&i| self.cells[i] == EMPTY && self.near[i] > 0)
+            .map(|i| Pos(i as u16))
+    }
     /// True if some stone lies within the candidate stencil of `p`.
     #[inline]
     pub fn is_near(&self, p: Pos) -> bool {
@@ -300,6 +309,47 @@ impl Board {
         } else {
             Some(Pos::new(x as usize, y as usize))
         }
+    }
+
+    /// The threat class `c` would have at empty cell `t` if a stone of colour `stone` stood
+    /// at the empty cell `m` (`m != t`), without touching the board. Only the line through
+    /// both cells changes, and only if `m` lies within `HALF` cells of `t` on it.
+    pub fn p4_with_stone(&self, t: Pos, m: Pos, stone: Color, c: Color) -> Pattern4 {
+        let dx = m.x() as i32 - t.x() as i32;
+        let dy = m.y() as i32 - t.y() as i32;
+        let dist = dx.abs().max(dy.abs());
+        let on_line = |v: i32| v == 0 || v.abs() == dist;
+        if dist == 0 || dist > HALF as i32 || !on_line(dx) || !on_line(dy) {
+            return self.p4(t, c);
+        }
+        let unit = (dx / dist, dy / dist);
+        let Some((d, off)) = DIRS.iter().enumerate().find_map(|(d, &(ux, uy))| {
+            if (ux, uy) == unit {
+                Some((d, dist))
+            } else if (-ux, -uy) == unit {
+                Some((d, -dist))
+            } else {
+                None
+            }
+        }) else {
+            return self.p4(t, c);
+        };
+        let code = if stone == Color::Black { BLACK } else { WHITE };
+        let sh = 2 * slot(off);
+        let key = (self.keys[t.idx()][d] & !(3 << sh)) | ((code as u32) << sh);
+        let line = self.tables.line[key as usize];
+        let pats = [0, 1, 2, 3].map(|e| {
+            if e == d {
+                Pattern::from_u8(if c == Color::Black {
+                    line & 15
+                } else {
+                    line >> 4
+                })
+            } else {
+                self.pattern(t, e, c)
+            }
+        });
+        Pattern4::from_u8(self.tables.p4[c.idx()][pattern::combo_index(pats)])
     }
 
     /// Place a stone of the side to move at `p`.
@@ -613,6 +663,46 @@ mod tests {
             }
             assert_eq!(b.hash(), start_hash);
             assert_eq!(b.p4count, Board::new(w, h, rule).unwrap().p4count);
+        }
+    }
+
+    #[test]
+    fn what_if_query_matches_a_real_move_and_candidates_hold_every_four_point() {
+        for (i, &rule) in Rule::ALL.iter().enumerate() {
+            let mut b = Board::new(13, 11, rule).unwrap();
+            let mut rng = Rng::new(0x77 + i as u64);
+            for _ in 0..60 {
+                let empties: Vec<Pos> = b.cells().filter(|&p| b.is_empty(p)).collect();
+                b.make_move(empties[rng.below(empties.len())]);
+                let empties: Vec<Pos> = b.cells().filter(|&p| b.is_empty(p)).collect();
+                for c in [Color::Black, Color::White] {
+                    for &t in &empties {
+                        let near = b.candidates().any(|q| q == t);
+                        assert!(near || b.p4(t, c) < Pattern4::EBlock4, "{t} missed");
+                    }
+                }
+                let m = empties[rng.below(empties.len())];
+                let stone = [Color::Black, Color::White][rng.below(2)];
+                let predicted: Vec<[Pattern4; 2]> = empties
+                    .iter()
+                    .map(|&t| {
+                        [Color::Black, Color::White].map(|c| {
+                            if t == m {
+                                Pattern4::None
+                            } else {
+                                b.p4_with_stone(t, m, stone, c)
+                            }
+                        })
+                    })
+                    .collect();
+                b.make(m, stone);
+                for (&t, want) in empties.iter().zip(&predicted) {
+                    if t != m {
+                        assert_eq!(b.p4[t.idx()], *want, "{t} with a stone at {m}");
+                    }
+                }
+                b.undo();
+            }
         }
     }
 

@@ -40,8 +40,8 @@ pub fn threat(board: &Board) -> Threat {
         0 => {}
         1 => {
             let p = board
-                .cells()
-                .find(|&p| board.is_empty(p) && board.p4(p, them) == Pattern4::AFive);
+                .candidates()
+                .find(|&p| board.p4(p, them) == Pattern4::AFive);
             return p.map_or(Threat::None, Threat::Four);
         }
         _ => return Threat::DoubleFour,
@@ -79,10 +79,7 @@ pub fn generate(board: &mut Board) -> MoveList {
         });
         return list;
     }
-    let cells: SmallVec<[Pos; 256]> = board
-        .cells()
-        .filter(|&p| board.is_empty(p) && board.is_near(p))
-        .collect();
+    let cells: SmallVec<[Pos; 256]> = board.candidates().collect();
     for p in cells {
         if rules::is_legal(board, p, us) {
             list.push(ScoredMove {
@@ -117,14 +114,11 @@ pub fn defences(board: &mut Board, all: &MoveList) -> MoveList {
     // The opponent's threat cells. A stone changes the patterns only of cells on its four
     // lines within `HALF` cells, so a defence must be within that reach of every one.
     let threats: SmallVec<[Pos; 16]> = board
-        .cells()
-        .filter(|&p| {
-            board.is_empty(p)
-                && match board.p4(p, them) {
-                    Pattern4::BFlex4 => true,
-                    Pattern4::CBlock4Flex3 => !renju_black,
-                    _ => false,
-                }
+        .candidates()
+        .filter(|&p| match board.p4(p, them) {
+            Pattern4::BFlex4 => true,
+            Pattern4::CBlock4Flex3 => !renju_black,
+            _ => false,
         })
         .collect();
     let mut out = MoveList::new();
@@ -136,10 +130,23 @@ pub fn defences(board: &mut Board, all: &MoveList) -> MoveList {
         if !threats.iter().all(|&t| in_line_reach(m.pos, t)) {
             continue;
         }
-        board.make_move(m.pos);
-        let stops = board.p4_count(them, Pattern4::BFlex4) == 0
-            && (board.p4_count(them, Pattern4::CBlock4Flex3) == 0 || renju_black);
-        board.undo();
+        let stops = if renju_black {
+            // A white stone can turn a black foul point into a real threat, so try it.
+            board.make_move(m.pos);
+            let none_left = board.p4_count(them, Pattern4::BFlex4) == 0;
+            board.undo();
+            none_left
+        } else {
+            // Our stone only ever weakens the opponent's lines, so the threat cells we know
+            // are the only ones that can remain: ask each what it would become.
+            threats.iter().all(|&t| {
+                t == m.pos
+                    || !matches!(
+                        board.p4_with_stone(t, m.pos, us, them),
+                        Pattern4::BFlex4 | Pattern4::CBlock4Flex3
+                    )
+            })
+        };
         if stops {
             out.push(m);
         }
@@ -156,14 +163,21 @@ fn in_line_reach(a: Pos, b: Pos) -> bool {
 
 /// Sort best first: score, then closer to the centre, then lower cell index.
 pub fn sort(board: &Board, list: &mut MoveList) {
-    list.sort_by(|a, b| {
-        b.score
-            .cmp(&a.score)
-            .then_with(|| {
-                eval::centre_distance(board, a.pos).cmp(&eval::centre_distance(board, b.pos))
-            })
-            .then_with(|| a.pos.cmp(&b.pos))
-    });
+    // One packed key per move, computed once: the tie-breaks make every key distinct, so
+    // an unstable sort gives the same order as a stable one.
+    let mut keyed: SmallVec<[(i64, ScoredMove); 64]> = list
+        .iter()
+        .map(|&m| {
+            let key = ((-(m.score as i64)) << 32)
+                | ((eval::centre_distance(board, m.pos) as i64) << 16)
+                | m.pos.0 as i64;
+            (key, m)
+        })
+        .collect();
+    keyed.sort_unstable_by_key(|k| k.0);
+    for (slot, (_, m)) in list.iter_mut().zip(keyed) {
+        *slot = m;
+    }
 }
 
 #[cfg(test)]

@@ -623,10 +623,17 @@ impl Searcher {
         alpha = alpha.max(stand);
         let us = board.side_to_move();
         let mut list = MoveList::new();
-        for p in board.cells() {
-            if !board.is_empty(p) || !board.is_near(p) {
-                continue;
-            }
+        let four_points = board.p4_count(us, Pattern4::CBlock4Flex3)
+            + board.p4_count(us, Pattern4::DBlock4Plus)
+            + if fours == 0 {
+                board.p4_count(us, Pattern4::EBlock4)
+            } else {
+                0
+            };
+        if four_points == 0 {
+            return stand;
+        }
+        for p in board.candidates() {
             let k = board.p4(p, us);
             let wanted = k == Pattern4::CBlock4Flex3
                 || k == Pattern4::DBlock4Plus

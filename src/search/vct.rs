@@ -10,6 +10,7 @@ use crate::movegen::{self, MoveList, ScoredMove};
 use crate::pattern::Pattern4;
 use crate::rules;
 use crate::types::Pos;
+use smallvec::SmallVec;
 
 /// A node-limited VCT solver.
 pub struct Vct {
@@ -171,9 +172,9 @@ fn is_threat(k: Pattern4) -> bool {
 fn threats(board: &mut Board) -> MoveList {
     let us = board.side_to_move();
     let mut list = MoveList::new();
-    let cells: Vec<Pos> = board
-        .cells()
-        .filter(|&p| board.is_empty(p) && board.is_near(p) && is_threat(board.p4(p, us)))
+    let cells: SmallVec<[Pos; 32]> = board
+        .candidates()
+        .filter(|&p| is_threat(board.p4(p, us)))
         .collect();
     for p in cells {
         if rules::is_legal(board, p, us) {
@@ -188,9 +189,7 @@ fn threats(board: &mut Board) -> MoveList {
 }
 
 fn find_cell(board: &Board, c: crate::types::Color, k: Pattern4) -> Option<Pos> {
-    board
-        .cells()
-        .find(|&p| board.is_empty(p) && board.p4(p, c) == k)
+    board.candidates().find(|&p| board.p4(p, c) == k)
 }
 
 #[cfg(test)]
