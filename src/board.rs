@@ -116,6 +116,9 @@ pub struct Board {
     p4count: [[u16; Pattern4::COUNT]; 2],
     /// Per cell: stones within the candidate stencil.
     near: Vec<u8>,
+    /// Per cell and direction: the offsets along the line (within `HALF`) that stay on
+    /// the board, as (first, last).
+    span: Vec<[(i8, i8); 4]>,
     hash: u64,
     side: Color,
     history: Vec<(Pos, Color)>,
@@ -158,6 +161,7 @@ impl Board {
             p4: vec![[Pattern4::None; 2]; NUM_CELLS],
             p4count: [[0; Pattern4::COUNT]; 2],
             near: vec![0; NUM_CELLS],
+            span: vec![[(0, 0); 4]; NUM_CELLS],
             hash: 0,
             side: Color::Black,
             history: Vec::with_capacity(width * height),
@@ -173,6 +177,13 @@ impl Board {
             for x in 0..width {
                 let p = Pos::new(x, y);
                 for (d, &(dx, dy)) in DIRS.iter().enumerate() {
+                    let on = |off: i32| b.code_at(x as i32 + off * dx, y as i32 + off * dy) != WALL;
+                    let first = (1..=HALF as i32)
+                        .take_while(|&k| on(-k))
+                        .last()
+                        .unwrap_or(0);
+                    let last = (1..=HALF as i32).take_while(|&k| on(k)).last().unwrap_or(0);
+                    b.span[p.idx()][d] = (-first as i8, last as i8);
                     let mut key = 0u32;
                     for off in -(HALF as i32)..=(HALF as i32) {
                         if off != 0 {
@@ -389,11 +400,11 @@ impl Board {
         // Keys are restored bit by bit; patterns and classes come back from the saved
         // values (the cell `p` itself kept its own while it was occupied).
         for d in 0..4 {
-            for off in -(HALF as i32)..=(HALF as i32) {
+            let (first, last) = self.span[p.idx()][d];
+            for off in first as i32..=last as i32 {
                 if off != 0 {
-                    if let Some(q) = self.step(p, d, off) {
-                        self.keys[q.idx()][d] &= !(3 << (2 * slot(-off)));
-                    }
+                    let q = line_cell(p, d, off);
+                    self.keys[q][d] &= !(3 << (2 * slot(-off)));
                 }
             }
         }
@@ -412,29 +423,33 @@ impl Board {
     /// ones, saving their old patterns for `undo`.
     fn update_lines(&mut self, p: Pos, code: u8) {
         for d in 0..4 {
-            for off in -(HALF as i32)..=(HALF as i32) {
+            let (first, last) = self.span[p.idx()][d];
+            for off in first as i32..=last as i32 {
                 if off == 0 {
                     continue;
                 }
-                let Some(q) = self.step(p, d, off) else {
-                    continue;
-                };
+                let q = line_cell(p, d, off);
                 // `p` sits at offset -off from `q`.
                 let s = 2 * slot(-off);
-                let k = &mut self.keys[q.idx()][d];
+                let k = &mut self.keys[q][d];
                 *k = (*k & !(3 << s)) | ((code as u32) << s);
-                if self.cells[q.idx()] == EMPTY {
+                if self.cells[q] == EMPTY {
+                    let old = self.p4[q];
                     self.changes.push(Change {
-                        cell: q.0,
+                        cell: q as u16,
                         dir: d as u8,
-                        pat: self.pats[q.idx()][d],
-                        p4: self.p4[q.idx()],
+                        pat: self.pats[q][d],
+                        p4: old,
                     });
-                    self.count_cell(q, -1);
-                    let key = self.keys[q.idx()][d];
-                    self.pats[q.idx()][d] = self.tables.line[key as usize];
-                    self.refresh_p4(q);
-                    self.count_cell(q, 1);
+                    self.pats[q][d] = self.tables.line[self.keys[q][d] as usize];
+                    self.refresh_p4(Pos(q as u16));
+                    let new = self.p4[q];
+                    for c in 0..2 {
+                        if old[c] != new[c] {
+                            self.p4count[c][old[c] as usize] -= 1;
+                            self.p4count[c][new[c] as usize] += 1;
+                        }
+                    }
                 }
             }
         }
@@ -460,9 +475,9 @@ impl Board {
     }
 
     fn refresh_p4(&mut self, p: Pos) {
+        let pats = self.pats[p.idx()];
         for c in [Color::Black, Color::White] {
-            let pats = [0, 1, 2, 3].map(|d| self.pattern(p, d, c));
-            let idx = pattern::combo_index(pats);
+            let idx = pattern::combo_index_packed(pats, c);
             self.p4[p.idx()][c.idx()] = Pattern4::from_u8(self.tables.p4[c.idx()][idx]);
         }
     }
@@ -598,6 +613,15 @@ impl Board {
         b.set_side_to_move(to_move);
         Ok(b)
     }
+}
+
+/// Index step of one cell along each direction of `DIRS`.
+const DIR_STEP: [isize; 4] = [1, STRIDE as isize, STRIDE as isize + 1, 1 - STRIDE as isize];
+
+/// Index of the cell `off` steps from `p` along direction `d` (which must be on the board).
+#[inline]
+fn line_cell(p: Pos, d: usize, off: i32) -> usize {
+    (p.idx() as isize + off as isize * DIR_STEP[d]) as usize
 }
 
 /// The Zobrist hash of `b`'s stones and side to move, computed from scratch.

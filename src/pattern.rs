@@ -391,15 +391,24 @@ fn swap_colors(key: usize) -> usize {
     out
 }
 
-/// Index of a 4-direction pattern combination.
+/// Index of a 4-direction pattern combination: one nibble per direction.
 #[inline]
 pub fn combo_index(p: [Pattern; 4]) -> usize {
-    let n = Pattern::COUNT;
-    p[0] as usize + n * (p[1] as usize + n * (p[2] as usize + n * p[3] as usize))
+    p[0] as usize | (p[1] as usize) << 4 | (p[2] as usize) << 8 | (p[3] as usize) << 12
 }
 
-/// Number of 4-direction combinations.
-pub const NUM_COMBOS: usize = Pattern::COUNT * Pattern::COUNT * Pattern::COUNT * Pattern::COUNT;
+/// The combination index of one colour from a cell's four pattern bytes (black in the low
+/// nibbles, white in the high ones): the same value as `combo_index`.
+#[inline]
+pub fn combo_index_packed(pats: [u8; 4], c: Color) -> usize {
+    let w = u32::from_le_bytes(pats) >> (4 * c.idx() as u32);
+    let x = w & 0x0F0F_0F0F;
+    let x = (x | (x >> 4)) & 0x00FF_00FF;
+    ((x | (x >> 8)) & 0xFFFF) as usize
+}
+
+/// Number of combination indices (some unused: a nibble above the last pattern).
+pub const NUM_COMBOS: usize = 1 << 16;
 
 /// The threat class of four line patterns for one side.
 pub fn combine(p: [Pattern; 4], renju_black: bool) -> Pattern4 {
@@ -471,12 +480,11 @@ impl RuleTables {
         let mut p4 = [vec![0u8; NUM_COMBOS], vec![0u8; NUM_COMBOS]];
         #[allow(clippy::needless_range_loop)]
         for idx in 0..NUM_COMBOS {
-            let mut rest = idx;
-            let mut pats = [Pattern::Dead; 4];
-            for p in pats.iter_mut() {
-                *p = Pattern::from_u8((rest % Pattern::COUNT) as u8);
-                rest /= Pattern::COUNT;
+            let nibbles = [0, 1, 2, 3].map(|d| (idx >> (4 * d)) & 15);
+            if nibbles.iter().any(|&n| n >= Pattern::COUNT) {
+                continue;
             }
+            let pats = nibbles.map(|n| Pattern::from_u8(n as u8));
             p4[0][idx] = combine(pats, rule == Rule::Renju) as u8;
             p4[1][idx] = combine(pats, false) as u8;
         }
