@@ -73,8 +73,8 @@ const POSITIONS: &[(Rule, usize, usize, &str)] = &[
     ),
 ];
 
-/// The board of one bench entry.
-fn setup(rule: Rule, w: usize, h: usize, moves: &str) -> anyhow::Result<Board> {
+/// The board after `moves` (from black, alternating), checked to be legal and undecided.
+pub fn setup(rule: Rule, w: usize, h: usize, moves: &str) -> anyhow::Result<Board> {
     let mut b = Board::new(w, h, rule)?;
     for m in moves.split_whitespace() {
         let (x, y) = m

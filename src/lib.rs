@@ -1,5 +1,6 @@
 //! Wuzi: a Gomoku engine for the Gomocup pbrain protocol.
 
+pub mod analyse;
 pub mod bench;
 pub mod board;
 pub mod engine;

@@ -1,5 +1,5 @@
 //! `pbrain-wuzi`: with no arguments, the pbrain protocol on stdin/stdout; `bench [depth]`
-//! runs the fixed bench positions.
+//! runs the fixed bench positions; `analyse ...` searches one position.
 
 use std::io;
 use wuzi::protocol::{self, output::Output};
@@ -21,6 +21,10 @@ fn main() -> anyhow::Result<()> {
             wuzi::bench::run(depth, &mut io::stderr())?;
             Ok(())
         }
-        Some(other) => anyhow::bail!("unknown subcommand '{other}' (run with no arguments for the protocol, or 'bench [depth]')"),
+        Some("analyse") => {
+            let req = wuzi::analyse::Request::parse(&args[1..])?;
+            wuzi::analyse::run(&req, &mut io::stdout())
+        }
+        Some(other) => anyhow::bail!("unknown subcommand '{other}' (run with no arguments for the protocol, 'bench [depth]' or '{}')", wuzi::analyse::USAGE),
     }
 }
