@@ -31,10 +31,24 @@ const QS_MAX_FOURS: i32 = 12;
 /// Poll the clock and the stop flag every this many nodes.
 const POLL_NODES: u64 = 512;
 /// Reverse futility pruning: deepest depth and margin per ply.
-const RFP_MAX_DEPTH: Depth = 4;
-const RFP_MARGIN: Value = 90;
-/// Move-count pruning: quiet moves searched at a quiet non-PV node, by depth.
-const LMP_MOVES: [usize; 9] = [4, 5, 7, 9, 12, 15, 19, 23, 28];
+const RFP_MAX_DEPTH: Depth = 6;
+const RFP_MARGIN: Value = 40;
+/// Razoring (far below alpha: drop into the quiescence search): deepest depth and margin
+/// per ply.
+const RAZOR_MAX_DEPTH: Depth = 4;
+const RAZOR_MARGIN: Value = 40;
+/// Move-count pruning: moves searched at a node from the second ply on, by [quiet node]
+/// and depth: 5·√d − 2 (at most 8) where either side has a threat in play, 15·√d − 12
+/// (at most 32) elsewhere.
+static LMP: once_cell::sync::Lazy<[[usize; 64]; 2]> = once_cell::sync::Lazy::new(|| {
+    let count = |d: usize, a: f64, b: f64, most: usize| {
+        ((a * (d as f64).sqrt() - b).round().max(1.0) as usize).min(most)
+    };
+    [
+        std::array::from_fn(|d| count(d, 5.0, 2.0, 8)),
+        std::array::from_fn(|d| count(d, 15.0, 12.0, 32)),
+    ]
+});
 /// Root threat check: attacker moves searched, and node budgets for our own win and for
 /// each of the first `VCT_REFUTE_MOVES` root moves.
 const VCT_DEPTH: i32 = 5;
@@ -46,12 +60,12 @@ const VCT_NODES_PER_MS: u64 = 20;
 const ASPIRATION_DELTA: Value = 60;
 const ASPIRATION_DEPTH: Depth = 5;
 
-/// Late-move reductions by depth and move number: ln(d)·ln(m)/1.6, rounded.
+/// Late-move reductions by depth and move number (from 1): ln(d)·ln(m)/2, rounded.
 static LMR: once_cell::sync::Lazy<[[Depth; 64]; 64]> = once_cell::sync::Lazy::new(|| {
     let mut t = [[0; 64]; 64];
     for (d, row) in t.iter_mut().enumerate().skip(1) {
         for (m, r) in row.iter_mut().enumerate().skip(1) {
-            *r = ((d as f64).ln() * (m as f64).ln() / 1.6).round() as Depth;
+            *r = ((d as f64).ln() * (m as f64).ln() / 2.0).round() as Depth;
         }
     }
     t
@@ -514,6 +528,15 @@ impl Searcher {
         {
             return static_eval;
         }
+        // Razoring: far below alpha with nothing to answer, only fours can save the node.
+        if !pv
+            && threat == Threat::None
+            && depth <= RAZOR_MAX_DEPTH
+            && static_eval + RAZOR_MARGIN * depth <= alpha
+            && alpha.abs() < VALUE_MATE_BOUND
+        {
+            return self.qsearch(board, alpha, beta, ply, 0);
+        }
         let mut moves = movegen::generate(board);
         if threat.needs_defence() {
             moves = movegen::defences(board, &moves);
@@ -527,17 +550,17 @@ impl Searcher {
         let alpha_orig = alpha;
         let mut best_value = -VALUE_INFINITE;
         let mut best_move = None;
-        let move_limit = if pv || threat != Threat::None {
+        let move_limit = if ply < 2 {
             usize::MAX
         } else {
-            LMP_MOVES[(depth as usize).min(LMP_MOVES.len() - 1)]
+            LMP[quiet_node as usize][(depth as usize).min(63)]
         };
         for (i, m) in moves.iter().enumerate() {
             let p = m.pos;
             let quiet = board.p4(p, us) < Pattern4::HFlex3 && board.p4(p, them) < Pattern4::EBlock4;
-            // Move-count pruning: once a move that does not lose is in hand, late quiet
-            // moves of a quiet non-PV node are not searched.
-            if i >= move_limit && quiet && best_value > -VALUE_MATE_BOUND {
+            // Move-count pruning: once a move that does not lose is in hand, the late
+            // moves are not searched (below the root's children, PV nodes included).
+            if i >= move_limit && best_value > -VALUE_MATE_BOUND {
                 break;
             }
             // Answers to an open three cost no depth (fours excepted, which would chain
@@ -553,10 +576,10 @@ impl Searcher {
             if i == 0 {
                 v = -self.search_node(board, -beta, -alpha, new_depth, ply + 1, pv);
             } else {
-                // Late quiet moves are searched shallower first.
-                let r = if depth >= 3 && i >= 2 && quiet && threat == Threat::None {
-                    let r = LMR[(depth as usize).min(63)][i.min(63)] - pv as Depth;
-                    r.clamp(0, depth - 2)
+                // Late moves are searched shallower first.
+                let r = if depth >= 3 {
+                    let r = LMR[(depth as usize).min(63)][(i + 1).min(63)] - pv as Depth;
+                    r.clamp(0, new_depth - 1)
                 } else {
                     0
                 };
