@@ -106,8 +106,9 @@ pub fn generate(board: &mut Board) -> MoveList {
 }
 
 /// Only the moves that answer an open three or a four-three threat: own fours and cells
-/// after which the opponent has no open-four point and no four-three point left.
-pub fn defences(board: &mut Board, all: &MoveList) -> MoveList {
+/// after which the opponent has no open-four point and no four-three point left; scored
+/// and sorted like `generate`.
+pub fn defences(board: &mut Board) -> MoveList {
     let us = board.side_to_move();
     let them = us.opp();
     let renju_black = board.rule() == Rule::Renju && them == Color::Black;
@@ -121,36 +122,38 @@ pub fn defences(board: &mut Board, all: &MoveList) -> MoveList {
             _ => false,
         })
         .collect();
+    let cells: SmallVec<[Pos; 64]> = board
+        .candidates()
+        .filter(|&p| board.p4(p, us).makes_four() || threats.iter().all(|&t| in_line_reach(p, t)))
+        .collect();
     let mut out = MoveList::new();
-    for &m in all {
-        if board.p4(m.pos, us).makes_four() {
-            out.push(m);
-            continue;
-        }
-        if !threats.iter().all(|&t| in_line_reach(m.pos, t)) {
-            continue;
-        }
-        let stops = if renju_black {
-            // A white stone can turn a black foul point into a real threat, so try it.
-            board.make_move(m.pos);
-            let none_left = board.p4_count(them, Pattern4::BFlex4) == 0;
-            board.undo();
-            none_left
-        } else {
-            // Our stone only ever weakens the opponent's lines, so the threat cells we know
-            // are the only ones that can remain: ask each what it would become.
-            threats.iter().all(|&t| {
-                t == m.pos
-                    || !matches!(
-                        board.p4_with_stone(t, m.pos, us, them),
-                        Pattern4::BFlex4 | Pattern4::CBlock4Flex3
-                    )
-            })
-        };
-        if stops {
-            out.push(m);
+    for p in cells {
+        let defends = board.p4(p, us).makes_four()
+            || if renju_black {
+                // A white stone can turn a black foul point into a real threat, so try it.
+                board.make_move(p);
+                let none_left = board.p4_count(them, Pattern4::BFlex4) == 0;
+                board.undo();
+                none_left
+            } else {
+                // Our stone only ever weakens the opponent's lines, so the threat cells we
+                // know are the only ones that can remain: ask each what it would become.
+                threats.iter().all(|&t| {
+                    t == p
+                        || !matches!(
+                            board.p4_with_stone(t, p, us, them),
+                            Pattern4::BFlex4 | Pattern4::CBlock4Flex3
+                        )
+                })
+            };
+        if defends && rules::is_legal(board, p, us) {
+            out.push(ScoredMove {
+                pos: p,
+                score: eval::move_score(board, p),
+            });
         }
     }
+    sort(board, &mut out);
     out
 }
 
@@ -230,8 +233,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(threat(&b), Threat::OpenThree);
-        let all = generate(&mut b);
-        let d: Vec<Pos> = defences(&mut b, &all).iter().map(|m| m.pos).collect();
+        let d: Vec<Pos> = defences(&mut b).iter().map(|m| m.pos).collect();
         assert!(d.contains(&Pos::new(2, 3)) && d.contains(&Pos::new(6, 3)));
         assert!(!d.contains(&Pos::new(5, 5)));
     }
@@ -242,8 +244,7 @@ mod tests {
         let diagram = "...............\n...............\n...............\n.....O.........\n...............\n....OXXX.......\n......O.X......\n........XO.....\n...............\n...............";
         let mut b = Board::from_diagram(diagram, Rule::Freestyle, Color::White).unwrap();
         assert_eq!(threat(&b), Threat::FourThree);
-        let all = generate(&mut b);
-        let d: Vec<Pos> = defences(&mut b, &all).iter().map(|m| m.pos).collect();
+        let d: Vec<Pos> = defences(&mut b).iter().map(|m| m.pos).collect();
         for p in [
             Pos::new(8, 5),
             Pos::new(9, 5),

@@ -537,13 +537,15 @@ impl Searcher {
         {
             return self.qsearch(board, alpha, beta, ply, 0);
         }
-        let mut moves = movegen::generate(board);
+        let mut moves;
         if threat.needs_defence() {
-            moves = movegen::defences(board, &moves);
+            moves = movegen::defences(board);
             if moves.is_empty() {
                 // Open three: open four, then five. Four-three: four, block, open four, five.
                 return mated_in(ply + if threat == Threat::FourThree { 6 } else { 4 });
             }
+        } else {
+            moves = movegen::generate(board);
         }
         self.order(board, &mut moves, hit.and_then(|h| h.best), ply);
 
@@ -757,7 +759,7 @@ fn root_moves(board: &mut Board) -> MoveList {
             }
         }
         Threat::OpenThree | Threat::FourThree => {
-            let d = movegen::defences(board, &all);
+            let d = movegen::defences(board);
             if !d.is_empty() && board.p4_count(us, Pattern4::BFlex4) == 0 {
                 return d;
             }

@@ -138,8 +138,7 @@ impl Vct {
         if !threat.needs_defence() {
             return None;
         }
-        let all = movegen::generate(board);
-        let replies = movegen::defences(board, &all);
+        let replies = movegen::defences(board);
         if replies.is_empty() {
             // No answer at all: any move, then open four (or four-three), block(s), five.
             return Some(if threat == movegen::Threat::FourThree {
