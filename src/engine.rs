@@ -310,6 +310,7 @@ impl Engine {
             let spent = received.elapsed();
             limits.soft = Some(budget.soft.saturating_sub(spent));
             limits.hard = Some(budget.hard.saturating_sub(spent));
+            limits.match_bound = budget.match_bound;
         }
         Ok(ThinkJob {
             board,

@@ -78,6 +78,8 @@ pub struct Limits {
     pub soft: Option<Duration>,
     /// Abort the search at this much time.
     pub hard: Option<Duration>,
+    /// `soft` comes from the match clock: stop sooner once the best move is stable.
+    pub match_bound: bool,
     /// Deepest iteration.
     pub max_depth: Option<Depth>,
     /// Abort after this many nodes.
@@ -223,7 +225,9 @@ impl Searcher {
             .max_depth
             .unwrap_or(MAX_DEPTH)
             .clamp(1, MAX_DEPTH);
+        let mut unchanged = 0;
         for depth in 1..=max_depth {
+            let previous_best = best.best;
             let (value, iter_best) = self.aspirated(board, &mut root, depth, best.value);
             if let Some((pos, v)) = iter_best {
                 best.best = pos;
@@ -248,8 +252,15 @@ impl Searcher {
             if value >= VALUE_MATE_BOUND && depth >= 2 || root.len() == 1 {
                 break;
             }
+            unchanged = if depth > 1 && best.best != previous_best {
+                0
+            } else {
+                unchanged + 1
+            };
             if let Some(soft) = self.limits.soft {
-                if self.start.elapsed() >= soft {
+                let hard = self.limits.hard.unwrap_or(Duration::MAX);
+                let target = time::iteration_target(soft, hard, unchanged, self.limits.match_bound);
+                if self.start.elapsed() >= target {
                     break;
                 }
             }

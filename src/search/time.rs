@@ -18,7 +18,31 @@ pub struct TimeControl {
 pub struct Budget {
     pub soft: Duration,
     pub hard: Duration,
+    /// The match clock, not the turn limit, set `soft`: time saved now is time later.
+    pub match_bound: bool,
 }
+
+/// The soft target after an iteration, from the budget's `soft` and `hard`: half as long
+/// again when the best move changed in the last iteration, half as long (match clock only)
+/// once it has held for `STABLE_ITERATIONS` iterations, never past `hard`.
+pub fn iteration_target(
+    soft: Duration,
+    hard: Duration,
+    iterations_unchanged: u32,
+    match_bound: bool,
+) -> Duration {
+    let target = if iterations_unchanged == 0 {
+        soft * 3 / 2
+    } else if match_bound && iterations_unchanged >= STABLE_ITERATIONS {
+        soft / 2
+    } else {
+        soft
+    };
+    target.min(hard)
+}
+
+/// Iterations the best move must hold before a match-bound search may stop early.
+const STABLE_ITERATIONS: u32 = 3;
 
 /// Per-move limit assumed when the manager gives no limit at all (the skeleton's default).
 const DEFAULT_TURN_MS: u64 = 30_000;
@@ -39,6 +63,7 @@ impl TimeControl {
             (None, Some(_)) => u64::MAX,
         };
         let mut soft = hard;
+        let mut match_bound = false;
         if let Some(l) = left {
             let l = l.max(0);
             // Our own moves still to play, at most: half the empty cells.
@@ -46,12 +71,15 @@ impl TimeControl {
             let hard_left = (l / LEFT_HARD_DIVISOR.min(to_go).max(1)) as u64;
             let soft_left = (l / LEFT_SOFT_DIVISOR.min(to_go).max(1)) as u64;
             hard = hard.min(hard_left.saturating_sub(RESERVE_MS));
-            soft = soft.min(soft_left.saturating_sub(RESERVE_MS));
+            let soft_from_left = soft_left.saturating_sub(RESERVE_MS);
+            match_bound = soft_from_left < hard * 6 / 10;
+            soft = soft.min(soft_from_left);
         }
         soft = soft.min(hard * 6 / 10);
         Budget {
             soft: Duration::from_millis(soft),
             hard: Duration::from_millis(hard),
+            match_bound,
         }
     }
 
@@ -92,5 +120,26 @@ mod tests {
             Duration::from_millis(30_000)
         );
         assert!(tc(Some(0), None).instant());
+        // Per-move limits only: not bound by the match clock.
+        assert!(
+            !tc(Some(1000), Some(i32::MAX as i64))
+                .budget(200)
+                .match_bound
+        );
+        assert!(tc(Some(5000), Some(20_000)).budget(300).match_bound);
+    }
+
+    #[test]
+    fn iteration_targets() {
+        let ms = Duration::from_millis;
+        let (soft, hard) = (ms(600), ms(1000));
+        assert_eq!(iteration_target(soft, hard, 0, false), ms(900));
+        assert_eq!(iteration_target(ms(800), hard, 0, true), hard);
+        assert_eq!(iteration_target(soft, hard, 1, true), soft);
+        assert_eq!(iteration_target(soft, hard, STABLE_ITERATIONS, false), soft);
+        assert_eq!(
+            iteration_target(soft, hard, STABLE_ITERATIONS, true),
+            ms(300)
+        );
     }
 }
