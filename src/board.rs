@@ -348,19 +348,9 @@ impl Board {
         let code = if stone == Color::Black { BLACK } else { WHITE };
         let sh = 2 * slot(off);
         let key = (self.keys[t.idx()][d] & !(3 << sh)) | ((code as u32) << sh);
-        let line = self.tables.line[key as usize];
-        let pats = [0, 1, 2, 3].map(|e| {
-            if e == d {
-                Pattern::from_u8(if c == Color::Black {
-                    line & 15
-                } else {
-                    line >> 4
-                })
-            } else {
-                self.pattern(t, e, c)
-            }
-        });
-        Pattern4::from_u8(self.tables.p4[c.idx()][pattern::combo_index(pats)])
+        let mut pats = self.pats[t.idx()];
+        pats[d] = self.tables.line[key as usize];
+        Pattern4::from_u8(self.tables.p4[c.idx()][pattern::combo_index_packed(pats, c)])
     }
 
     /// Place a stone of the side to move at `p`.
