@@ -77,13 +77,15 @@ const POSITIONS: &[(Rule, usize, usize, &str)] = &[
 pub fn setup(rule: Rule, w: usize, h: usize, moves: &str) -> anyhow::Result<Board> {
     let mut b = Board::new(w, h, rule)?;
     for m in moves.split_whitespace() {
-        let (x, y) = m
-            .split_once(',')
-            .ok_or_else(|| anyhow::anyhow!("bad bench move '{m}'"))?;
-        let p = b.pos_at(x.parse()?, y.parse()?)?;
-        anyhow::ensure!(b.is_empty(p), "bench move {m} on a stone");
+        let bad = || anyhow::anyhow!("bad move '{m}' (moves are x,y)");
+        let (x, y) = m.split_once(',').ok_or_else(bad)?;
+        let p = b.pos_at(x.parse().map_err(|_| bad())?, y.parse().map_err(|_| bad())?)?;
+        anyhow::ensure!(b.is_empty(p), "move {m} is on a stone");
         b.make_move(p);
-        anyhow::ensure!(!rules::last_move_won(&mut b), "bench position won at {m}");
+        anyhow::ensure!(
+            !rules::last_move_won(&mut b),
+            "the game is already won at {m}"
+        );
     }
     Ok(b)
 }

@@ -177,13 +177,12 @@ impl Board {
             for x in 0..width {
                 let p = Pos::new(x, y);
                 for (d, &(dx, dy)) in DIRS.iter().enumerate() {
-                    let on = |off: i32| b.code_at(x as i32 + off * dx, y as i32 + off * dy) != WALL;
-                    let first = (1..=HALF as i32)
-                        .take_while(|&k| on(-k))
-                        .last()
-                        .unwrap_or(0);
-                    let last = (1..=HALF as i32).take_while(|&k| on(k)).last().unwrap_or(0);
-                    b.span[p.idx()][d] = (-first as i8, last as i8);
+                    let reach = |sign: i32| {
+                        (1..=HALF as i32)
+                            .take_while(|&k| b.step(p, d, sign * k).is_some())
+                            .count() as i8
+                    };
+                    b.span[p.idx()][d] = (-reach(-1), reach(1));
                     let mut key = 0u32;
                     for off in -(HALF as i32)..=(HALF as i32) {
                         if off != 0 {
@@ -326,23 +325,7 @@ impl Board {
     /// at the empty cell `m` (`m != t`), without touching the board. Only the line through
     /// both cells changes, and only if `m` lies within `HALF` cells of `t` on it.
     pub fn p4_with_stone(&self, t: Pos, m: Pos, stone: Color, c: Color) -> Pattern4 {
-        let dx = m.x() as i32 - t.x() as i32;
-        let dy = m.y() as i32 - t.y() as i32;
-        let dist = dx.abs().max(dy.abs());
-        let on_line = |v: i32| v == 0 || v.abs() == dist;
-        if dist == 0 || dist > HALF as i32 || !on_line(dx) || !on_line(dy) {
-            return self.p4(t, c);
-        }
-        let unit = (dx / dist, dy / dist);
-        let Some((d, off)) = DIRS.iter().enumerate().find_map(|(d, &(ux, uy))| {
-            if (ux, uy) == unit {
-                Some((d, dist))
-            } else if (-ux, -uy) == unit {
-                Some((d, -dist))
-            } else {
-                None
-            }
-        }) else {
+        let Some((d, off)) = line_offset(t, m) else {
             return self.p4(t, c);
         };
         let code = if stone == Color::Black { BLACK } else { WHITE };
@@ -603,6 +586,36 @@ impl Board {
         b.set_side_to_move(to_move);
         Ok(b)
     }
+}
+
+/// True if `a` is `b` or lies on one of the four lines through `b` within `HALF` cells:
+/// the only cells where a stone changes `b`'s patterns.
+#[inline]
+pub fn in_line_reach(a: Pos, b: Pos) -> bool {
+    let dx = (a.x() as i32 - b.x() as i32).abs();
+    let dy = (a.y() as i32 - b.y() as i32).abs();
+    (dx == 0 || dy == 0 || dx == dy) && dx.max(dy) <= HALF as i32
+}
+
+/// Where `to` lies on the lines through `from`: the direction (index into `DIRS`) and the
+/// signed number of steps, if it is on one of them within `HALF` cells (and not `from`).
+pub fn line_offset(from: Pos, to: Pos) -> Option<(usize, i32)> {
+    if from == to || !in_line_reach(to, from) {
+        return None;
+    }
+    let dx = to.x() as i32 - from.x() as i32;
+    let dy = to.y() as i32 - from.y() as i32;
+    let dist = dx.abs().max(dy.abs());
+    let unit = (dx / dist, dy / dist);
+    DIRS.iter().enumerate().find_map(|(d, &(ux, uy))| {
+        if (ux, uy) == unit {
+            Some((d, dist))
+        } else if (-ux, -uy) == unit {
+            Some((d, -dist))
+        } else {
+            None
+        }
+    })
 }
 
 /// Index step of one cell along each direction of `DIRS`.

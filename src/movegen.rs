@@ -1,9 +1,9 @@
 //! Candidate moves in a deterministic order: forced replies first, then cells near stones
 //! ordered by the threat they make or stop, centre distance and cell index as tie-breaks.
 
-use crate::board::Board;
+use crate::board::{in_line_reach, Board};
 use crate::eval;
-use crate::pattern::{Pattern4, HALF};
+use crate::pattern::Pattern4;
 use crate::rules;
 use crate::types::{Color, Pos, Rule, Score};
 use smallvec::SmallVec;
@@ -67,7 +67,7 @@ impl Threat {
 }
 
 /// Every legal candidate (empty cells near stones; the centre on an empty board; any empty
-/// cell if nothing else), scored and sorted best first.
+/// cell if nothing else), scored, in board order: `sort` puts them best first.
 pub fn generate(board: &mut Board) -> MoveList {
     let us = board.side_to_move();
     let mut list = MoveList::new();
@@ -101,13 +101,12 @@ pub fn generate(board: &mut Board) -> MoveList {
             list.extend(cells.into_iter().map(|pos| ScoredMove { pos, score: 0 }));
         }
     }
-    sort(board, &mut list);
     list
 }
 
 /// Only the moves that answer an open three or a four-three threat: own fours and cells
-/// after which the opponent has no open-four point and no four-three point left; scored
-/// and sorted like `generate`.
+/// after which the opponent has no open-four point and no four-three point left; scored,
+/// in board order, like `generate`.
 pub fn defences(board: &mut Board) -> MoveList {
     let us = board.side_to_move();
     let them = us.opp();
@@ -153,15 +152,7 @@ pub fn defences(board: &mut Board) -> MoveList {
             });
         }
     }
-    sort(board, &mut out);
     out
-}
-
-/// True if `a` lies on one of the four lines through `b` within `HALF` cells (or is `b`).
-fn in_line_reach(a: Pos, b: Pos) -> bool {
-    let dx = (a.x() as i32 - b.x() as i32).abs();
-    let dy = (a.y() as i32 - b.y() as i32).abs();
-    (dx == 0 || dy == 0 || dx == dy) && dx.max(dy) <= HALF as i32
 }
 
 /// Sort best first: score, then closer to the centre, then lower cell index.

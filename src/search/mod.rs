@@ -548,16 +548,16 @@ impl Searcher {
         {
             return self.qsearch(board, alpha, beta, ply, 0);
         }
-        let mut moves;
-        if threat.needs_defence() {
-            moves = movegen::defences(board);
-            if moves.is_empty() {
+        let mut moves = if threat.needs_defence() {
+            let d = movegen::defences(board);
+            if d.is_empty() {
                 // Open three: open four, then five. Four-three: four, block, open four, five.
                 return mated_in(ply + if threat == Threat::FourThree { 6 } else { 4 });
             }
+            d
         } else {
-            moves = movegen::generate(board);
-        }
+            movegen::generate(board)
+        };
         self.order(board, &mut moves, hit.and_then(|h| h.best), ply);
 
         let alpha_orig = alpha;
@@ -658,23 +658,26 @@ impl Searcher {
         }
         alpha = alpha.max(stand);
         let us = board.side_to_move();
-        let mut list = MoveList::new();
-        let four_points = board.p4_count(us, Pattern4::CBlock4Flex3)
-            + board.p4_count(us, Pattern4::DBlock4Plus)
-            + if fours == 0 {
-                board.p4_count(us, Pattern4::EBlock4)
-            } else {
-                0
-            };
-        if four_points == 0 {
+        // Attacks: four-threes and fours with a follow-up; plain fours on the first ply only.
+        let wanted = |k: Pattern4| {
+            k == Pattern4::CBlock4Flex3
+                || k == Pattern4::DBlock4Plus
+                || (k == Pattern4::EBlock4 && fours == 0)
+        };
+        let none = [
+            Pattern4::CBlock4Flex3,
+            Pattern4::DBlock4Plus,
+            Pattern4::EBlock4,
+        ]
+        .into_iter()
+        .all(|k| !wanted(k) || board.p4_count(us, k) == 0);
+        if none {
             return stand;
         }
+        let mut list = MoveList::new();
         for p in board.candidates() {
             let k = board.p4(p, us);
-            let wanted = k == Pattern4::CBlock4Flex3
-                || k == Pattern4::DBlock4Plus
-                || (k == Pattern4::EBlock4 && fours == 0);
-            if wanted {
+            if wanted(k) {
                 list.push(movegen::ScoredMove {
                     pos: p,
                     score: k as i32 * 1000 + eval::move_score(board, p),
@@ -759,7 +762,8 @@ impl Searcher {
 /// defences of an open three (all moves if none defends), else every candidate.
 fn root_moves(board: &mut Board) -> MoveList {
     let us = board.side_to_move();
-    let all = movegen::generate(board);
+    let mut all = movegen::generate(board);
+    movegen::sort(board, &mut all);
     if let Some(m) = all.iter().find(|m| board.p4(m.pos, us) == Pattern4::AFive) {
         return std::iter::once(*m).collect();
     }
@@ -770,8 +774,9 @@ fn root_moves(board: &mut Board) -> MoveList {
             }
         }
         Threat::OpenThree | Threat::FourThree => {
-            let d = movegen::defences(board);
+            let mut d = movegen::defences(board);
             if !d.is_empty() && board.p4_count(us, Pattern4::BFlex4) == 0 {
+                movegen::sort(board, &mut d);
                 return d;
             }
         }

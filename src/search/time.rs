@@ -50,6 +50,8 @@ const DEFAULT_TURN_MS: u64 = 30_000;
 const RESERVE_MS: u64 = 60;
 /// The hard limit never exceeds this share of the time left.
 const LEFT_HARD_DIVISOR: i64 = 7;
+/// The soft target is at most this percentage of the hard limit.
+const SOFT_PERCENT: u64 = 60;
 /// The soft target aims at this share of the time left.
 const LEFT_SOFT_DIVISOR: i64 = 20;
 
@@ -62,20 +64,19 @@ impl TimeControl {
             (Some(t), _) => t.saturating_sub(RESERVE_MS.min(t / 4).max(t / 20)),
             (None, Some(_)) => u64::MAX,
         };
-        let mut soft = hard;
-        let mut match_bound = false;
+        let mut soft_left = None;
         if let Some(l) = left {
             let l = l.max(0);
             // Our own moves still to play, at most: half the empty cells.
             let to_go = (empties as i64 / 2).max(1);
             let hard_left = (l / LEFT_HARD_DIVISOR.min(to_go).max(1)) as u64;
-            let soft_left = (l / LEFT_SOFT_DIVISOR.min(to_go).max(1)) as u64;
+            let soft_share = (l / LEFT_SOFT_DIVISOR.min(to_go).max(1)) as u64;
             hard = hard.min(hard_left.saturating_sub(RESERVE_MS));
-            let soft_from_left = soft_left.saturating_sub(RESERVE_MS);
-            match_bound = soft_from_left < hard * 6 / 10;
-            soft = soft.min(soft_from_left);
+            soft_left = Some(soft_share.saturating_sub(RESERVE_MS));
         }
-        soft = soft.min(hard * 6 / 10);
+        let soft_turn = hard * SOFT_PERCENT / 100;
+        let match_bound = soft_left.is_some_and(|s| s < soft_turn);
+        let soft = soft_left.map_or(soft_turn, |s| s.min(soft_turn));
         Budget {
             soft: Duration::from_millis(soft),
             hard: Duration::from_millis(hard),

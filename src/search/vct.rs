@@ -138,7 +138,8 @@ impl Vct {
         if !threat.needs_defence() {
             return None;
         }
-        let replies = movegen::defences(board);
+        let mut replies = movegen::defences(board);
+        movegen::sort(board, &mut replies);
         if replies.is_empty() {
             // No answer at all: any move, then open four (or four-three), block(s), five.
             return Some(if threat == movegen::Threat::FourThree {
