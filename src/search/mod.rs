@@ -488,6 +488,9 @@ impl Searcher {
         ply: i32,
         pv: bool,
     ) -> Value {
+        if depth <= 0 {
+            return self.qsearch(board, alpha, beta, ply, 0);
+        }
         let threat = match self.enter(board, ply) {
             Entry::Done(v) => return v,
             Entry::Forced(p) => {
@@ -499,9 +502,6 @@ impl Searcher {
             }
             Entry::Open(t) => t,
         };
-        if depth <= 0 {
-            return self.qsearch(board, alpha, beta, ply, 0);
-        }
         // Mate distance pruning.
         alpha = alpha.max(mated_in(ply));
         beta = beta.min(mate_in(ply + 1));
@@ -546,7 +546,7 @@ impl Searcher {
             && static_eval + RAZOR_MARGIN * depth <= alpha
             && alpha.abs() < VALUE_MATE_BOUND
         {
-            return self.qsearch(board, alpha, beta, ply, 0);
+            return self.qsearch_open(board, alpha, beta, ply, 0);
         }
         let mut moves = if threat.needs_defence() {
             let d = movegen::defences(board);
@@ -637,21 +637,32 @@ impl Searcher {
     fn qsearch(
         &mut self,
         board: &mut Board,
-        mut alpha: Value,
+        alpha: Value,
         beta: Value,
         ply: i32,
         fours: i32,
     ) -> Value {
         match self.enter(board, ply) {
-            Entry::Done(v) => return v,
+            Entry::Done(v) => v,
             Entry::Forced(p) => {
                 board.make_move(p);
                 let v = -self.qsearch(board, -beta, -alpha, ply + 1, fours);
                 board.undo();
-                return v;
+                v
             }
-            Entry::Open(_) => {}
+            Entry::Open(_) => self.qsearch_open(board, alpha, beta, ply, fours),
         }
+    }
+
+    /// The quiescence search of a node already entered (nothing forced, no static result).
+    fn qsearch_open(
+        &mut self,
+        board: &mut Board,
+        mut alpha: Value,
+        beta: Value,
+        ply: i32,
+        fours: i32,
+    ) -> Value {
         let stand = eval::evaluate(board);
         if stand >= beta || fours >= QS_MAX_FOURS {
             return stand;
