@@ -511,16 +511,8 @@ impl Searcher {
         let key = board.hash();
         let hit = self.tt.probe(key, ply);
         if let Some(h) = hit {
-            if !pv && h.depth >= depth {
-                let cut = match h.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => h.value >= beta,
-                    Bound::Upper => h.value <= alpha,
-                    Bound::None => false,
-                };
-                if cut {
-                    return h.value;
-                }
+            if !pv && h.depth >= depth && h.cuts(alpha, beta) {
+                return h.value;
             }
         }
         let us = board.side_to_move();
@@ -622,13 +614,7 @@ impl Searcher {
                 }
             }
         }
-        let bound = if best_value >= beta {
-            Bound::Lower
-        } else if best_value > alpha_orig {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of(best_value, alpha_orig, beta);
         self.tt.store(key, ply, best_value, depth, bound, best_move);
         best_value
     }
@@ -655,6 +641,7 @@ impl Searcher {
     }
 
     /// The quiescence search of a node already entered (nothing forced, no static result).
+    /// Its results go to the TT at depth 0: four sequences transpose a lot.
     fn qsearch_open(
         &mut self,
         board: &mut Board,
@@ -663,6 +650,13 @@ impl Searcher {
         ply: i32,
         fours: i32,
     ) -> Value {
+        let key = board.hash();
+        if let Some(h) = self.tt.probe(key, ply) {
+            if h.depth >= 0 && h.cuts(alpha, beta) {
+                return h.value;
+            }
+        }
+        let alpha_orig = alpha;
         let stand = eval::evaluate(board);
         if stand >= beta || fours >= QS_MAX_FOURS {
             return stand;
@@ -697,6 +691,7 @@ impl Searcher {
         }
         movegen::sort(board, &mut list);
         let mut best = stand;
+        let mut best_move = None;
         for m in list {
             board.make_move(m.pos);
             let v = -self.qsearch(board, -beta, -alpha, ply + 1, fours + 1);
@@ -706,6 +701,7 @@ impl Searcher {
             }
             if v > best {
                 best = v;
+                best_move = Some(m.pos);
                 if v > alpha {
                     alpha = v;
                     if v >= beta {
@@ -714,6 +710,8 @@ impl Searcher {
                 }
             }
         }
+        let bound = Bound::of(best, alpha_orig, beta);
+        self.tt.store(key, ply, best, 0, bound, best_move);
         best
     }
 

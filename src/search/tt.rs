@@ -26,6 +26,19 @@ struct Entry {
     _pad: u8,
 }
 
+impl Bound {
+    /// The bound a search result `value` proves in the window (`alpha`, `beta`).
+    pub fn of(value: Value, alpha: Value, beta: Value) -> Bound {
+        if value >= beta {
+            Bound::Lower
+        } else if value > alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+}
+
 /// A hit from the table.
 #[derive(Clone, Copy, Debug)]
 pub struct TtHit {
@@ -33,6 +46,18 @@ pub struct TtHit {
     pub depth: Depth,
     pub bound: Bound,
     pub best: Option<Pos>,
+}
+
+impl TtHit {
+    /// True if the stored value settles a search in the window (`alpha`, `beta`).
+    pub fn cuts(&self, alpha: Value, beta: Value) -> bool {
+        match self.bound {
+            Bound::Exact => true,
+            Bound::Lower => self.value >= beta,
+            Bound::Upper => self.value <= alpha,
+            Bound::None => false,
+        }
+    }
 }
 
 /// The transposition table.
