@@ -60,11 +60,6 @@ impl Pos {
     pub fn idx(self) -> usize {
         self.0 as usize
     }
-    /// Chebyshev (king-move) distance to `q`.
-    #[inline]
-    pub fn distance(self, q: Pos) -> usize {
-        self.x().abs_diff(q.x()).max(self.y().abs_diff(q.y()))
-    }
 }
 
 impl fmt::Display for Pos {
@@ -161,17 +156,3 @@ pub type Score = i32;
 
 /// A search depth in plies.
 pub type Depth = i32;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn distance_counts_king_moves() {
-        let a = Pos::new(3, 4);
-        assert_eq!(a.distance(a), 0);
-        assert_eq!(a.distance(Pos::new(7, 6)), 4);
-        assert_eq!(Pos::new(7, 6).distance(a), 4);
-        assert_eq!(a.distance(Pos::new(0, 9)), 5);
-    }
-}

@@ -56,9 +56,6 @@ const VCT_OWN_BUDGET: u64 = 20_000;
 const VCT_REFUTE_MOVES: usize = 12;
 /// Threat-check nodes allowed per millisecond of the hard limit (about 15% of the time).
 const VCT_NODES_PER_MS: u64 = 20;
-/// Move ordering: a move farther than this (Chebyshev) from the last two moves keeps half
-/// its score, and a quarter if it is that far from the last four too.
-const LOCAL_DISTANCE: usize = 4;
 /// Aspiration window half-width at the root, from depth `ASPIRATION_DEPTH`.
 const ASPIRATION_DELTA: Value = 60;
 const ASPIRATION_DEPTH: Depth = 5;
@@ -721,24 +718,10 @@ impl Searcher {
     fn order(&self, board: &Board, moves: &mut MoveList, tt_move: Option<Pos>, ply: i32) {
         let c = board.side_to_move().idx();
         let killers = self.killers[ply as usize];
-        let mut recent = [None; 4];
-        for (r, &(p, _)) in recent.iter_mut().zip(board.history().iter().rev()) {
-            *r = Some(p);
-        }
-        let far = |p: Pos, r: &[Option<Pos>]| {
-            r.iter()
-                .all(|q| q.is_some_and(|q| p.distance(q) > LOCAL_DISTANCE))
-        };
         for m in moves.iter_mut() {
             if Some(m.pos) == tt_move {
                 m.score = i32::MAX;
             } else {
-                // Play goes on where the last moves were.
-                if far(m.pos, &recent) {
-                    m.score /= 4;
-                } else if far(m.pos, &recent[..2]) {
-                    m.score /= 2;
-                }
                 if killers.contains(&Some(m.pos)) {
                     m.score += 60;
                 }
