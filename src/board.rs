@@ -606,7 +606,7 @@ pub fn line_offset(from: Pos, to: Pos) -> Option<(usize, i32)> {
     let dx = to.x() as i32 - from.x() as i32;
     let dy = to.y() as i32 - from.y() as i32;
     let dist = dx.abs().max(dy.abs());
-    let unit = (dx / dist, dy / dist);
+    let unit = (dx.signum(), dy.signum());
     DIRS.iter().enumerate().find_map(|(d, &(ux, uy))| {
         if (ux, uy) == unit {
             Some((d, dist))

@@ -121,13 +121,15 @@ pub fn defences(board: &mut Board) -> MoveList {
             _ => false,
         })
         .collect();
-    let cells: SmallVec<[Pos; 64]> = board
+    // Each cell with whether it makes our own four (a defence by itself).
+    let cells: SmallVec<[(Pos, bool); 64]> = board
         .candidates()
-        .filter(|&p| board.p4(p, us).makes_four() || threats.iter().all(|&t| in_line_reach(p, t)))
+        .map(|p| (p, board.p4(p, us).makes_four()))
+        .filter(|&(p, four)| four || threats.iter().all(|&t| in_line_reach(p, t)))
         .collect();
     let mut out = MoveList::new();
-    for p in cells {
-        let defends = board.p4(p, us).makes_four()
+    for (p, four) in cells {
+        let defends = four
             || if renju_black {
                 // A white stone can turn a black foul point into a real threat, so try it.
                 board.make_move(p);

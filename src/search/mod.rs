@@ -562,7 +562,6 @@ impl Searcher {
         };
         for (i, m) in moves.iter().enumerate() {
             let p = m.pos;
-            let quiet = board.p4(p, us) < Pattern4::HFlex3 && board.p4(p, them) < Pattern4::EBlock4;
             // Move-count pruning: once a move that does not lose is in hand, the late
             // moves are not searched (below the root's children, PV nodes included).
             if i >= move_limit && best_value > -VALUE_MATE_BOUND {
@@ -606,7 +605,11 @@ impl Searcher {
                 if v > alpha {
                     alpha = v;
                     if v >= beta {
-                        if quiet {
+                        // Only quiet moves (no three or four made or stopped) teach the
+                        // history and killers; the board is back as it was before `p`.
+                        if board.p4(p, us) < Pattern4::HFlex3
+                            && board.p4(p, them) < Pattern4::EBlock4
+                        {
                             self.reward(board, p, depth, ply);
                         }
                         break;
