@@ -59,10 +59,6 @@ const VCT_NODES_PER_MS: u64 = 20;
 /// Aspiration window half-width at the root, from depth `ASPIRATION_DEPTH`.
 const ASPIRATION_DELTA: Value = 60;
 const ASPIRATION_DEPTH: Depth = 5;
-/// Internal iterative deepening from this depth.
-const IID_MIN_DEPTH: Depth = 7;
-/// Ordering bonus of a killer move and of the counter move.
-const KILLER_BONUS: i32 = 60;
 
 /// Late-move reductions by depth and move number (from 1): ln(d)·ln(m)/2, rounded.
 static LMR: once_cell::sync::Lazy<[[Depth; 64]; 64]> = once_cell::sync::Lazy::new(|| {
@@ -137,8 +133,6 @@ pub struct Searcher {
     tt: Tt,
     history: Vec<[i32; 2]>,
     killers: Vec<[Option<Pos>; 2]>,
-    /// Per cell and side to move: the quiet move that last refuted a move to that cell.
-    counters: Vec<[Option<Pos>; 2]>,
     nodes: u64,
     start: Instant,
     limits: Limits,
@@ -153,7 +147,6 @@ impl Searcher {
             tt: Tt::new(tt_bytes),
             history: vec![[0; 2]; NUM_CELLS],
             killers: vec![[None; 2]; MAX_PLY as usize + 2],
-            counters: vec![[None; 2]; NUM_CELLS],
             nodes: 0,
             start: Instant::now(),
             limits: Limits::default(),
@@ -176,7 +169,6 @@ impl Searcher {
         self.tt.clear();
         self.history.iter_mut().for_each(|h| *h = [0; 2]);
         self.killers.iter_mut().for_each(|k| *k = [None; 2]);
-        self.counters.iter_mut().for_each(|k| *k = [None; 2]);
     }
 
     /// The flag that aborts a running search when set.
@@ -519,7 +511,7 @@ impl Searcher {
         let key = board.hash();
         let hit = self.tt.probe(key, ply);
         if let Some(h) = hit {
-            if !pv && (h.depth >= depth || h.is_mate()) && h.cuts(alpha, beta) {
+            if !pv && h.depth >= depth && h.cuts(alpha, beta) {
                 return h.value;
             }
         }
@@ -529,9 +521,7 @@ impl Searcher {
         let quiet_node = threat == Threat::None
             && board.p4_count(them, Pattern4::CBlock4Flex3) == 0
             && board.p4_count(them, Pattern4::FFlex3x2) == 0;
-        // The static value, or a stored bound beyond it: the better guess for pruning.
-        let raw_eval = eval::evaluate(board);
-        let static_eval = hit.map_or(raw_eval, |h| h.sharpen(raw_eval));
+        let static_eval = eval::evaluate(board);
         // Reverse futility: far above beta with nothing to fear, trust the static value.
         if !pv
             && quiet_node
@@ -560,17 +550,7 @@ impl Searcher {
         } else {
             movegen::generate(board)
         };
-        let mut tt_move = hit.and_then(|h| h.best);
-        // Internal iterative deepening: a deep node without a stored move gets one from a
-        // search at half the depth.
-        if depth >= IID_MIN_DEPTH && tt_move.is_none() {
-            self.search_node(board, alpha, beta, depth / 2, ply, pv);
-            if self.aborted {
-                return 0;
-            }
-            tt_move = self.tt.probe(key, ply).and_then(|h| h.best);
-        }
-        self.order(board, &mut moves, tt_move, ply);
+        self.order(board, &mut moves, hit.and_then(|h| h.best), ply);
 
         let alpha_orig = alpha;
         let mut best_value = -VALUE_INFINITE;
@@ -741,16 +721,12 @@ impl Searcher {
     fn order(&self, board: &Board, moves: &mut MoveList, tt_move: Option<Pos>, ply: i32) {
         let c = board.side_to_move().idx();
         let killers = self.killers[ply as usize];
-        let counter = board
-            .history()
-            .last()
-            .and_then(|&(q, _)| self.counters[q.idx()][c]);
         for m in moves.iter_mut() {
             if Some(m.pos) == tt_move {
                 m.score = i32::MAX;
             } else {
-                if killers.contains(&Some(m.pos)) || counter == Some(m.pos) {
-                    m.score += KILLER_BONUS;
+                if killers.contains(&Some(m.pos)) {
+                    m.score += 60;
                 }
                 m.score += self.history[m.pos.idx()][c] / 64;
             }
@@ -762,9 +738,6 @@ impl Searcher {
         let c = board.side_to_move().idx();
         let h = &mut self.history[p.idx()][c];
         *h = (*h + depth * depth).min(1 << 14);
-        if let Some(&(q, _)) = board.history().last() {
-            self.counters[q.idx()][c] = Some(p);
-        }
         let k = &mut self.killers[ply as usize];
         if k[0] != Some(p) {
             k[1] = k[0];

@@ -58,25 +58,6 @@ impl TtHit {
             Bound::None => false,
         }
     }
-
-    /// A proven win or loss: it holds whatever depth it was found at.
-    pub fn is_mate(&self) -> bool {
-        self.value.abs() >= VALUE_MATE_BOUND
-    }
-
-    /// A better estimate than the static `estimate`: the stored value where its bound
-    /// says the true value lies beyond the estimate (mate values are not estimates).
-    pub fn sharpen(&self, estimate: Value) -> Value {
-        if self.is_mate() {
-            return estimate;
-        }
-        match self.bound {
-            Bound::Exact => self.value,
-            Bound::Lower => self.value.max(estimate),
-            Bound::Upper => self.value.min(estimate),
-            Bound::None => estimate,
-        }
-    }
 }
 
 /// The transposition table.
@@ -214,21 +195,5 @@ mod tests {
         assert!(tt.probe(43, 0).is_none());
         tt.clear();
         assert!(tt.probe(42, 5).is_none());
-    }
-
-    #[test]
-    fn stored_bounds_sharpen_the_static_estimate() {
-        let hit = |value, bound| TtHit {
-            value,
-            depth: 3,
-            bound,
-            best: None,
-        };
-        assert_eq!(hit(50, Bound::Lower).sharpen(20), 50);
-        assert_eq!(hit(50, Bound::Lower).sharpen(80), 80);
-        assert_eq!(hit(50, Bound::Upper).sharpen(80), 50);
-        assert_eq!(hit(50, Bound::Upper).sharpen(20), 20);
-        assert_eq!(hit(-30, Bound::Exact).sharpen(20), -30);
-        assert_eq!(hit(mate_in(9), Bound::Lower).sharpen(20), 20);
     }
 }
