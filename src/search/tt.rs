@@ -196,4 +196,39 @@ mod tests {
         tt.clear();
         assert!(tt.probe(42, 5).is_none());
     }
+
+    #[test]
+    fn a_stored_bound_cuts_only_the_windows_it_settles() {
+        let (alpha, beta) = (10, 20);
+        for (value, bound) in [
+            (25, Bound::Lower),
+            (15, Bound::Exact),
+            (5, Bound::Upper),
+            (10, Bound::Upper),
+        ] {
+            assert_eq!(Bound::of(value, alpha, beta), bound, "{value}");
+            let hit = |bound| TtHit {
+                value,
+                depth: 1,
+                bound,
+                best: None,
+            };
+            assert!(hit(bound).cuts(alpha, beta), "{value}");
+            assert!(!hit(Bound::None).cuts(alpha, beta));
+        }
+        let lower = TtHit {
+            value: 15,
+            depth: 1,
+            bound: Bound::Lower,
+            best: None,
+        };
+        assert!(!lower.cuts(alpha, beta));
+        assert!(lower.cuts(0, 15));
+        let upper = TtHit {
+            bound: Bound::Upper,
+            ..lower
+        };
+        assert!(!upper.cuts(alpha, beta));
+        assert!(upper.cuts(15, 30));
+    }
 }
