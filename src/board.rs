@@ -332,7 +332,7 @@ impl Board {
         let sh = 2 * slot(off);
         let key = (self.keys[t.idx()][d] & !(3 << sh)) | ((code as u32) << sh);
         let mut pats = self.pats[t.idx()];
-        pats[d] = self.tables.line[key as usize];
+        pats[d] = self.tables.line_of(key);
         Pattern4::from_u8(self.tables.p4[c.idx()][pattern::combo_index_packed(pats, c)])
     }
 
@@ -407,6 +407,11 @@ impl Board {
                 let k = &mut self.keys[q][d];
                 *k = (*k & !(3 << s)) | ((code as u32) << s);
                 if self.cells[q] == EMPTY {
+                    // Far stones often leave the pattern as it was: then nothing changes.
+                    let pat = self.tables.line_of(*k);
+                    if pat == self.pats[q][d] {
+                        continue;
+                    }
                     let old = self.p4[q];
                     self.changes.push(Change {
                         cell: q as u16,
@@ -414,7 +419,7 @@ impl Board {
                         pat: self.pats[q][d],
                         p4: old,
                     });
-                    self.pats[q][d] = self.tables.line[self.keys[q][d] as usize];
+                    self.pats[q][d] = pat;
                     self.refresh_p4(Pos(q as u16));
                     let new = self.p4[q];
                     for c in 0..2 {
@@ -442,7 +447,7 @@ impl Board {
     /// Recompute all four line patterns and the `Pattern4` of cell `p` from its keys.
     fn refresh_cell(&mut self, p: Pos) {
         for d in 0..4 {
-            self.pats[p.idx()][d] = self.tables.line[self.keys[p.idx()][d] as usize];
+            self.pats[p.idx()][d] = self.tables.line_of(self.keys[p.idx()][d]);
         }
         self.refresh_p4(p);
     }

@@ -455,10 +455,28 @@ pub fn combine(p: [Pattern; 4], renju_black: bool) -> Pattern4 {
 
 /// Every table one rule needs.
 pub struct RuleTables {
-    /// Per board key: black's pattern in the low nibble, white's in the high nibble.
-    pub line: Vec<u8>,
+    /// Per board key (shifted and masked, see `line_of`): black's pattern in the low
+    /// nibble, white's in the high nibble.
+    line: Vec<u8>,
+    /// The key bits the line table needs: all of them, or (when no pattern depends on the
+    /// cells five away, as in freestyle) the inner eight cells only, so the table is
+    /// 64 KiB instead of 1 MiB and stays in the cache.
+    shift: u32,
+    mask: u32,
     /// Per colour and combination index: the `Pattern4` class.
     pub p4: [Vec<u8>; 2],
+}
+
+/// The line table and the key's shift and mask for it: cut to the inner eight cells when
+/// the outermost two never change a pattern.
+fn compact_if_short(line: Vec<u8>) -> (Vec<u8>, u32, u32) {
+    let outer = 3 | (3 << (2 * slot(HALF as i32)));
+    let full = (0, (NUM_KEYS - 1) as u32);
+    if (0..NUM_KEYS).any(|k| line[k] != line[k & !outer]) {
+        return (line, full.0, full.1);
+    }
+    let inner = (0..NUM_KEYS / 16).map(|i| line[i << 2]).collect();
+    (inner, 2, (NUM_KEYS / 16 - 1) as u32)
 }
 
 impl RuleTables {
@@ -477,6 +495,7 @@ impl RuleTables {
             let w = white_tab[swap_colors(key)];
             *out = b | (w << 4);
         }
+        let (line, shift, mask) = compact_if_short(line);
         let mut p4 = [vec![0u8; NUM_COMBOS], vec![0u8; NUM_COMBOS]];
         #[allow(clippy::needless_range_loop)]
         for idx in 0..NUM_COMBOS {
@@ -488,13 +507,24 @@ impl RuleTables {
             p4[0][idx] = combine(pats, rule == Rule::Renju) as u8;
             p4[1][idx] = combine(pats, false) as u8;
         }
-        RuleTables { line, p4 }
+        RuleTables {
+            line,
+            shift,
+            mask,
+            p4,
+        }
+    }
+
+    /// Both colours' patterns (black low nibble, white high) for a board key.
+    #[inline]
+    pub fn line_of(&self, key: u32) -> u8 {
+        self.line[((key >> self.shift) & self.mask) as usize]
     }
 
     /// Pattern of `color` for a board key.
     #[inline]
     pub fn pattern(&self, key: u32, color: Color) -> Pattern {
-        let b = self.line[key as usize];
+        let b = self.line_of(key);
         Pattern::from_u8(if color == Color::Black {
             b & 15
         } else {
@@ -544,6 +574,24 @@ mod tests {
             key |= (code as u32) << (2 * slot(off));
         }
         tables(rule).pattern(key, color)
+    }
+
+    #[test]
+    fn cut_line_tables_read_like_full_ones() {
+        // Freestyle never looks five cells away, so its table is cut to the inner eight
+        // cells; every key still reads black's pattern the full table gives it.
+        let t = tables(Rule::Freestyle);
+        assert_eq!(t.line.len(), NUM_KEYS / 16);
+        let full = generate_line_table(LineRule::of(Rule::Freestyle, Color::Black));
+        for (key, &want) in full.iter().enumerate() {
+            assert_eq!(
+                t.pattern(key as u32, Color::Black) as u8,
+                want,
+                "key {key:#x}"
+            );
+        }
+        // Exact five must see an overline one cell further, so its table stays whole.
+        assert_eq!(tables(Rule::Standard).line.len(), NUM_KEYS);
     }
 
     #[test]
