@@ -333,7 +333,7 @@ impl Board {
         let key = (self.keys[t.idx()][d] & !(3 << sh)) | ((code as u32) << sh);
         let mut pats = self.pats[t.idx()];
         pats[d] = self.tables.line_of(key);
-        Pattern4::from_u8(self.tables.p4[c.idx()][pattern::combo_index_packed(pats, c)])
+        self.tables.p4[c.idx()][pattern::combo_index_packed(pats, c)]
     }
 
     /// Place a stone of the side to move at `p`.
@@ -409,19 +409,26 @@ impl Board {
                 if self.cells[q] == EMPTY {
                     // Far stones often leave the pattern as it was: then nothing changes.
                     let pat = self.tables.line_of(*k);
-                    if pat == self.pats[q][d] {
+                    // The cell's four patterns as one word, changed by shifts and written
+                    // whole: reading back bytes just written one by one stalls the store
+                    // buffer.
+                    let word = u32::from_le_bytes(self.pats[q]);
+                    let sh = 8 * d as u32;
+                    let old_pat = (word >> sh) as u8;
+                    if pat == old_pat {
                         continue;
                     }
                     let old = self.p4[q];
                     self.changes.push(Change {
                         cell: q as u16,
                         dir: d as u8,
-                        pat: self.pats[q][d],
+                        pat: old_pat,
                         p4: old,
                     });
-                    self.pats[q][d] = pat;
-                    self.refresh_p4(Pos(q as u16));
-                    let new = self.p4[q];
+                    let pats = ((word & !(0xFF << sh)) | ((pat as u32) << sh)).to_le_bytes();
+                    self.pats[q] = pats;
+                    let new = self.p4_of(pats);
+                    self.p4[q] = new;
                     for c in 0..2 {
                         if old[c] != new[c] {
                             self.p4count[c][old[c] as usize] -= 1;
@@ -453,11 +460,14 @@ impl Board {
     }
 
     fn refresh_p4(&mut self, p: Pos) {
-        let pats = self.pats[p.idx()];
-        for c in [Color::Black, Color::White] {
-            let idx = pattern::combo_index_packed(pats, c);
-            self.p4[p.idx()][c.idx()] = Pattern4::from_u8(self.tables.p4[c.idx()][idx]);
-        }
+        self.p4[p.idx()] = self.p4_of(self.pats[p.idx()]);
+    }
+
+    /// Both colours' classes of a cell with the four line patterns `pats`.
+    #[inline]
+    fn p4_of(&self, pats: [u8; 4]) -> [Pattern4; 2] {
+        [Color::Black, Color::White]
+            .map(|c| self.tables.p4[c.idx()][pattern::combo_index_packed(pats, c)])
     }
 
     fn count_cell(&mut self, p: Pos, delta: i32) {

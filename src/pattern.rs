@@ -464,7 +464,7 @@ pub struct RuleTables {
     shift: u32,
     mask: u32,
     /// Per colour and combination index: the `Pattern4` class.
-    pub p4: [Vec<u8>; 2],
+    pub p4: [Vec<Pattern4>; 2],
 }
 
 /// The line table and the key's shift and mask for it: cut to the inner eight cells when
@@ -496,7 +496,10 @@ impl RuleTables {
             *out = b | (w << 4);
         }
         let (line, shift, mask) = compact_if_short(line);
-        let mut p4 = [vec![0u8; NUM_COMBOS], vec![0u8; NUM_COMBOS]];
+        let mut p4 = [
+            vec![Pattern4::None; NUM_COMBOS],
+            vec![Pattern4::None; NUM_COMBOS],
+        ];
         #[allow(clippy::needless_range_loop)]
         for idx in 0..NUM_COMBOS {
             let nibbles = [0, 1, 2, 3].map(|d| (idx >> (4 * d)) & 15);
@@ -504,8 +507,8 @@ impl RuleTables {
                 continue;
             }
             let pats = nibbles.map(|n| Pattern::from_u8(n as u8));
-            p4[0][idx] = combine(pats, rule == Rule::Renju) as u8;
-            p4[1][idx] = combine(pats, false) as u8;
+            p4[0][idx] = combine(pats, rule == Rule::Renju);
+            p4[1][idx] = combine(pats, false);
         }
         RuleTables {
             line,
