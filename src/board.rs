@@ -43,6 +43,20 @@ const STENCIL: [(i32, i32); 32] = [
     (3, 3),
 ];
 
+/// How far the stencil reaches from its cell in x or y.
+const STENCIL_REACH: usize = 3;
+
+/// The stencil's offsets as steps in the cell index.
+const STENCIL_STEP: [isize; 32] = {
+    let mut steps = [0isize; 32];
+    let mut i = 0;
+    while i < 32 {
+        steps[i] = STENCIL[i].1 as isize * STRIDE as isize + STENCIL[i].0 as isize;
+        i += 1;
+    }
+    steps
+};
+
 /// Zobrist keys: one per colour and cell, plus one for the side to move.
 struct Zobrist {
     stone: [[u64; NUM_CELLS]; 2],
@@ -234,6 +248,11 @@ impl Board {
     pub fn hash(&self) -> u64 {
         self.hash
     }
+    /// The hash after the side to move plays `p`.
+    #[inline]
+    pub fn hash_after(&self, p: Pos) -> u64 {
+        self.hash ^ ZOBRIST.stone[self.side.idx()][p.idx()] ^ ZOBRIST.side
+    }
     /// Number of stones on the board.
     pub fn stone_count(&self) -> usize {
         self.history.len()
@@ -282,8 +301,10 @@ impl Board {
     /// makes a four or an open four for either side is among them (such a cell has a stone
     /// of that side within two cells on the line).
     pub fn candidates(&self) -> impl Iterator<Item = Pos> + '_ {
-        // Cells off the board hold `WALL`, so one pass over the rows in use suffices.
-        (0..self.height * STRIDE)
+        // Only the columns in use of each row: the rest of a row's stride is wall.
+        let w = self.width;
+        (0..self.height)
+            .flat_map(move |y| y * STRIDE..y * STRIDE + w)
             .filter(move |&i| self.cells[i] == EMPTY && self.near[i] > 0)
             .map(|i| Pos(i as u16))
     }
@@ -441,6 +462,19 @@ impl Board {
     }
 
     fn update_near(&mut self, p: Pos, delta: i8) {
+        let (x, y) = (p.x(), p.y());
+        if x >= STENCIL_REACH
+            && y >= STENCIL_REACH
+            && x + STENCIL_REACH < self.width
+            && y + STENCIL_REACH < self.height
+        {
+            // The whole stencil is on the board: no per-cell bounds to test.
+            for &step in STENCIL_STEP.iter() {
+                let q = (p.idx() as isize + step) as usize;
+                self.near[q] = self.near[q].wrapping_add(delta as u8);
+            }
+            return;
+        }
         for &(dx, dy) in STENCIL.iter() {
             let x = p.x() as i32 + dx;
             let y = p.y() as i32 + dy;

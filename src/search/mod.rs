@@ -325,6 +325,7 @@ impl Searcher {
         let mut best_value = -VALUE_INFINITE;
         for i in 0..root.len() {
             let m = root[i].pos;
+            self.tt.prefetch(board.hash_after(m));
             board.make_move(m);
             let v = if i == 0 {
                 -self.search_node(board, -beta, -alpha, depth - 1, 1, true)
@@ -495,6 +496,7 @@ impl Searcher {
             Entry::Done(v) => return v,
             Entry::Forced(p) => {
                 // A single forced reply: play it without spending depth.
+                self.tt.prefetch(board.hash_after(p));
                 board.make_move(p);
                 let v = -self.search_node(board, -beta, -alpha, depth, ply + 1, pv);
                 board.undo();
@@ -575,6 +577,7 @@ impl Searcher {
             } else {
                 depth - 1
             };
+            self.tt.prefetch(board.hash_after(p));
             board.make_move(p);
             let mut v;
             if i == 0 {
@@ -634,6 +637,7 @@ impl Searcher {
         match self.enter(board, ply) {
             Entry::Done(v) => v,
             Entry::Forced(p) => {
+                self.tt.prefetch(board.hash_after(p));
                 board.make_move(p);
                 let v = -self.qsearch(board, -beta, -alpha, ply + 1, fours);
                 board.undo();
@@ -696,6 +700,7 @@ impl Searcher {
         let mut best = stand;
         let mut best_move = None;
         for m in list {
+            self.tt.prefetch(board.hash_after(m.pos));
             board.make_move(m.pos);
             let v = -self.qsearch(board, -beta, -alpha, ply + 1, fours + 1);
             board.undo();

@@ -108,6 +108,21 @@ impl Tt {
         self.generation = self.generation.wrapping_add(1);
     }
 
+    /// Ask the cache for `key`'s entry ahead of its `probe` (a hint: no effect on results).
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let e: *const Entry = &self.entries[key as usize & self.mask];
+            // SAFETY: a prefetch is only a hint to the cache; it reads nothing and cannot
+            // fault, and `e` points into the table anyway.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(e as *const i8) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// Look up `key`; mate values come back relative to `ply`.
     pub fn probe(&self, key: u64, ply: i32) -> Option<TtHit> {
         let e = &self.entries[key as usize & self.mask];
