@@ -130,6 +130,10 @@ pub struct Board {
     p4count: [[u16; Pattern4::COUNT]; 2],
     /// Per cell: stones within the candidate stencil.
     near: Vec<u8>,
+    /// Per row: bit x set when cell x of the row has a stone within the stencil, and
+    /// when it is empty. Candidates are the cells with both bits.
+    near_rows: [u32; MAX_SIZE],
+    empty_rows: [u32; MAX_SIZE],
     /// Per cell and direction: the offsets along the line (within `HALF`) that stay on
     /// the board, as (first, last).
     span: Vec<[(i8, i8); 4]>,
@@ -140,6 +144,33 @@ pub struct Board {
     /// and the histogram before it.
     changes: Vec<Change>,
     frames: Vec<Frame>,
+}
+
+/// Iterator over a board's candidate cells, row by row (see `Board::candidates`).
+pub struct Candidates<'a> {
+    board: &'a Board,
+    /// The next row to read.
+    y: usize,
+    /// Candidates of row `y - 1` not yet returned.
+    bits: u32,
+}
+
+impl Iterator for Candidates<'_> {
+    type Item = Pos;
+
+    #[inline]
+    fn next(&mut self) -> Option<Pos> {
+        while self.bits == 0 {
+            if self.y >= self.board.height {
+                return None;
+            }
+            self.bits = self.board.near_rows[self.y] & self.board.empty_rows[self.y];
+            self.y += 1;
+        }
+        let x = self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(Pos::new(x, self.y - 1))
+    }
 }
 
 /// One cell's pattern in one direction before a move changed it.
@@ -175,6 +206,8 @@ impl Board {
             p4: vec![[Pattern4::None; 2]; NUM_CELLS],
             p4count: [[0; Pattern4::COUNT]; 2],
             near: vec![0; NUM_CELLS],
+            near_rows: [0; MAX_SIZE],
+            empty_rows: [0; MAX_SIZE],
             span: vec![[(0, 0); 4]; NUM_CELLS],
             hash: 0,
             side: Color::Black,
@@ -185,6 +218,7 @@ impl Board {
         for y in 0..height {
             for x in 0..width {
                 b.cells[Pos::new(x, y).idx()] = EMPTY;
+                b.empty_rows[y] |= 1 << x;
             }
         }
         for y in 0..height {
@@ -300,13 +334,12 @@ impl Board {
     /// Empty cells with a stone within the candidate stencil, row by row. Every cell that
     /// makes a four or an open four for either side is among them (such a cell has a stone
     /// of that side within two cells on the line).
-    pub fn candidates(&self) -> impl Iterator<Item = Pos> + '_ {
-        // Only the columns in use of each row: the rest of a row's stride is wall.
-        let w = self.width;
-        (0..self.height)
-            .flat_map(move |y| y * STRIDE..y * STRIDE + w)
-            .filter(move |&i| self.cells[i] == EMPTY && self.near[i] > 0)
-            .map(|i| Pos(i as u16))
+    pub fn candidates(&self) -> Candidates<'_> {
+        Candidates {
+            board: self,
+            y: 0,
+            bits: 0,
+        }
     }
     /// True if some stone lies within the candidate stencil of `p`.
     #[inline]
@@ -373,6 +406,7 @@ impl Board {
         self.count_cell(p, -1);
         let code = if c == Color::Black { BLACK } else { WHITE };
         self.cells[p.idx()] = code;
+        self.empty_rows[p.y()] &= !(1 << p.x());
         self.hash ^= ZOBRIST.stone[c.idx()][p.idx()];
         self.set_side_to_move(c.opp());
         self.history.push((p, c));
@@ -389,6 +423,7 @@ impl Board {
             return;
         };
         self.cells[p.idx()] = EMPTY;
+        self.empty_rows[p.y()] |= 1 << p.x();
         self.hash ^= ZOBRIST.stone[c.idx()][p.idx()];
         self.set_side_to_move(c);
         // Keys are restored bit by bit; patterns and classes come back from the saved
@@ -470,8 +505,7 @@ impl Board {
         {
             // The whole stencil is on the board: no per-cell bounds to test.
             for &step in STENCIL_STEP.iter() {
-                let q = (p.idx() as isize + step) as usize;
-                self.near[q] = self.near[q].wrapping_add(delta as u8);
+                self.add_near((p.idx() as isize + step) as usize, delta);
             }
             return;
         }
@@ -480,8 +514,20 @@ impl Board {
             let y = p.y() as i32 + dy;
             if x >= 0 && y >= 0 && x < self.width as i32 && y < self.height as i32 {
                 let q = Pos::new(x as usize, y as usize);
-                self.near[q.idx()] = (self.near[q.idx()] as i8 + delta) as u8;
+                self.add_near(q.idx(), delta);
             }
+        }
+    }
+
+    /// Add `delta` (±1) to cell `q`'s count of stones near it; its row bit flips when the
+    /// count leaves or reaches zero.
+    #[inline]
+    fn add_near(&mut self, q: usize, delta: i8) {
+        let old = self.near[q];
+        let new = old.wrapping_add(delta as u8);
+        self.near[q] = new;
+        if old == 0 || new == 0 {
+            self.near_rows[q / STRIDE] ^= 1 << (q % STRIDE);
         }
     }
 
@@ -539,6 +585,11 @@ impl Board {
         }
         assert_eq!(self.p4count, fresh.p4count, "p4 histogram drifted");
         assert_eq!(self.near, fresh.near, "candidate counts drifted");
+        for p in self.cells() {
+            let bit = |rows: &[u32; MAX_SIZE]| rows[p.y()] >> p.x() & 1 == 1;
+            assert_eq!(bit(&self.near_rows), self.near[p.idx()] > 0, "near bit {p}");
+            assert_eq!(bit(&self.empty_rows), self.is_empty(p), "empty bit {p}");
+        }
         assert_eq!(self.hash, fresh_hash(self), "hash drifted");
     }
 
@@ -564,8 +615,11 @@ impl Board {
         }
         fresh.p4count = [[0; Pattern4::COUNT]; 2];
         fresh.near = vec![0; NUM_CELLS];
+        fresh.near_rows = [0; MAX_SIZE];
+        fresh.empty_rows = [0; MAX_SIZE];
         for p in self.cells().collect::<Vec<_>>() {
             if fresh.is_empty(p) {
+                fresh.empty_rows[p.y()] |= 1 << p.x();
                 fresh.refresh_cell(p);
                 fresh.count_cell(p, 1);
             } else {
