@@ -134,8 +134,9 @@ pub struct Board {
     /// when it is empty. Candidates are the cells with both bits.
     near_rows: [u32; MAX_SIZE],
     empty_rows: [u32; MAX_SIZE],
-    /// Per cell and direction: the offsets along the line (within `HALF`) that stay on
-    /// the board, as (first, last).
+    /// Per cell and direction: the offsets along the line that stay on the board and
+    /// within the tables' reach, as (first, last). Key slots beyond the reach are never
+    /// read, so they are never written either.
     span: Vec<[(i8, i8); 4]>,
     hash: u64,
     side: Color,
@@ -226,7 +227,7 @@ impl Board {
                 let p = Pos::new(x, y);
                 for (d, &(dx, dy)) in DIRS.iter().enumerate() {
                     let reach = |sign: i32| {
-                        (1..=HALF as i32)
+                        (1..=b.tables.reach() as i32)
                             .take_while(|&k| b.step(p, d, sign * k).is_some())
                             .count() as i8
                     };
@@ -426,14 +427,17 @@ impl Board {
         self.empty_rows[p.y()] |= 1 << p.x();
         self.hash ^= ZOBRIST.stone[c.idx()][p.idx()];
         self.set_side_to_move(c);
-        // Keys are restored bit by bit; patterns and classes come back from the saved
-        // values (the cell `p` itself kept its own while it was occupied).
+        // Keys of empty cells are restored bit by bit (occupied ones were not touched);
+        // patterns and classes come back from the saved values (the cell `p` itself kept
+        // its own while it was occupied).
         for d in 0..4 {
             let (first, last) = self.span[p.idx()][d];
             for off in first as i32..=last as i32 {
                 if off != 0 {
                     let q = line_cell(p, d, off);
-                    self.keys[q][d] &= !(3 << (2 * slot(-off)));
+                    if self.cells[q] == EMPTY {
+                        self.keys[q][d] &= !(3 << (2 * slot(-off)));
+                    }
                 }
             }
         }
@@ -458,11 +462,14 @@ impl Board {
                     continue;
                 }
                 let q = line_cell(p, d, off);
-                // `p` sits at offset -off from `q`.
-                let s = 2 * slot(-off);
-                let k = &mut self.keys[q][d];
-                *k = (*k & !(3 << s)) | ((code as u32) << s);
+                // Only empty cells keep their keys current. An occupied cell's key is
+                // needed again only once its stone is taken back, and by then every
+                // later move has been taken back too: it is as it was when the stone came.
                 if self.cells[q] == EMPTY {
+                    // `p` sits at offset -off from `q`.
+                    let s = 2 * slot(-off);
+                    let k = &mut self.keys[q][d];
+                    *k = (*k & !(3 << s)) | ((code as u32) << s);
                     // Far stones often leave the pattern as it was: then nothing changes.
                     let pat = self.tables.line_of(*k);
                     // The cell's four patterns as one word, changed by shifts and written
@@ -576,9 +583,14 @@ impl Board {
     #[cfg(test)]
     fn assert_matches_rebuild(&self) {
         let fresh = self.recomputed();
-        assert!(self.keys == fresh.keys, "keys drifted");
         for p in self.cells() {
             if self.is_empty(p) {
+                let used = |keys: [u32; 4]| keys.map(|k| self.tables.used_bits(k));
+                assert_eq!(
+                    used(self.keys[p.idx()]),
+                    used(fresh.keys[p.idx()]),
+                    "keys at {p}"
+                );
                 assert_eq!(self.pats[p.idx()], fresh.pats[p.idx()], "patterns at {p}");
                 assert_eq!(self.p4[p.idx()], fresh.p4[p.idx()], "p4 at {p}");
             }

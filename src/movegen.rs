@@ -157,22 +157,57 @@ pub fn defences(board: &mut Board) -> MoveList {
     out
 }
 
-/// Sort best first: score, then closer to the centre, then lower cell index.
-pub fn sort(board: &Board, list: &mut MoveList) {
-    // One packed key per move, computed once: the tie-breaks make every key distinct, so
-    // an unstable sort gives the same order as a stable one.
-    let mut keyed: SmallVec<[(i64, ScoredMove); 64]> = list
-        .iter()
+/// Moves paired with their ordering keys.
+type Keyed = SmallVec<[(i64, ScoredMove); 64]>;
+
+/// Each move with one packed key, lowest first: score, then closer to the centre, then
+/// lower cell index. The tie-breaks make every key distinct, so any sort of the keys gives
+/// the same order.
+fn keyed(board: &Board, list: &MoveList) -> Keyed {
+    list.iter()
         .map(|&m| {
             let key = ((-(m.score as i64)) << 32)
                 | ((eval::centre_distance(board, m.pos) as i64) << 16)
                 | m.pos.0 as i64;
             (key, m)
         })
-        .collect();
+        .collect()
+}
+
+/// Sort best first: score, then closer to the centre, then lower cell index.
+pub fn sort(board: &Board, list: &mut MoveList) {
+    let mut keyed = keyed(board, list);
     keyed.sort_unstable_by_key(|k| k.0);
     for (slot, (_, m)) in list.iter_mut().zip(keyed) {
         *slot = m;
+    }
+}
+
+/// The moves of a list in `sort`'s order, each picked out only when asked for: a node
+/// that cuts off after its first move or two does not pay for sorting the rest.
+pub struct Picker {
+    keyed: Keyed,
+    taken: usize,
+}
+
+impl Picker {
+    pub fn new(board: &Board, list: &MoveList) -> Picker {
+        Picker {
+            keyed: keyed(board, list),
+            taken: 0,
+        }
+    }
+}
+
+impl Iterator for Picker {
+    type Item = ScoredMove;
+
+    fn next(&mut self) -> Option<ScoredMove> {
+        let rest = &mut self.keyed[self.taken..];
+        let (best, _) = rest.iter().enumerate().min_by_key(|(_, k)| k.0)?;
+        rest.swap(0, best);
+        self.taken += 1;
+        Some(rest[0].1)
     }
 }
 
@@ -180,6 +215,23 @@ pub fn sort(board: &Board, list: &mut MoveList) {
 mod tests {
     use super::*;
     use crate::types::{Color, Rule};
+
+    #[test]
+    fn picker_hands_out_the_sorted_order() {
+        let mut b = Board::from_diagram(
+            "..........\n..........\n...XO.....\n....XO....\n...OX.....\n..........",
+            Rule::Freestyle,
+            Color::Black,
+        )
+        .unwrap();
+        let mut list = generate(&mut b);
+        // Equal scores, so the tie-breaks decide part of the order too.
+        list.iter_mut().step_by(3).for_each(|m| m.score = 7);
+        let picked: Vec<ScoredMove> = Picker::new(&b, &list).collect();
+        sort(&b, &mut list);
+        assert!(list.len() > 10);
+        assert_eq!(picked, list.to_vec());
+    }
 
     #[test]
     fn empty_board_opens_in_centre() {

@@ -518,10 +518,25 @@ impl RuleTables {
         }
     }
 
+    /// How far along a line a stone can change a cell's pattern: `HALF`, or one less when
+    /// the table reads only the inner eight cells.
+    pub fn reach(&self) -> usize {
+        if self.shift == 0 {
+            HALF
+        } else {
+            HALF - 1
+        }
+    }
+
+    /// The bits of a key that the line table reads.
+    pub fn used_bits(&self, key: u32) -> u32 {
+        (key >> self.shift) & self.mask
+    }
+
     /// Both colours' patterns (black low nibble, white high) for a board key.
     #[inline]
     pub fn line_of(&self, key: u32) -> u8 {
-        self.line[((key >> self.shift) & self.mask) as usize]
+        self.line[self.used_bits(key) as usize]
     }
 
     /// Pattern of `color` for a board key.

@@ -552,7 +552,7 @@ impl Searcher {
         } else {
             movegen::generate(board)
         };
-        self.order(board, &mut moves, hit.and_then(|h| h.best), ply);
+        self.score_moves(board, &mut moves, hit.and_then(|h| h.best), ply);
 
         let alpha_orig = alpha;
         let mut best_value = -VALUE_INFINITE;
@@ -562,7 +562,7 @@ impl Searcher {
         } else {
             LMP[quiet_node as usize][(depth as usize).min(63)]
         };
-        for (i, m) in moves.iter().enumerate() {
+        for (i, m) in movegen::Picker::new(board, &moves).enumerate() {
             let p = m.pos;
             // Move-count pruning: once a move that does not lose is in hand, the late
             // moves are not searched (below the root's children, PV nodes included).
@@ -723,7 +723,9 @@ impl Searcher {
         best
     }
 
-    fn order(&self, board: &Board, moves: &mut MoveList, tt_move: Option<Pos>, ply: i32) {
+    /// Add the search's ordering knowledge to the moves' scores: the TT move first, then
+    /// killers and history.
+    fn score_moves(&self, board: &Board, moves: &mut MoveList, tt_move: Option<Pos>, ply: i32) {
         let c = board.side_to_move().idx();
         let killers = self.killers[ply as usize];
         for m in moves.iter_mut() {
@@ -736,7 +738,6 @@ impl Searcher {
                 m.score += self.history[m.pos.idx()][c] / 64;
             }
         }
-        movegen::sort(board, moves);
     }
 
     fn reward(&mut self, board: &Board, p: Pos, depth: Depth, ply: i32) {
