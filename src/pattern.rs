@@ -470,7 +470,11 @@ pub struct RuleTables {
 /// The line table and the key's shift and mask for it: cut to the inner eight cells when
 /// the outermost two never change a pattern.
 fn compact_if_short(line: Vec<u8>) -> (Vec<u8>, u32, u32) {
-    let outer = 3 | (3 << (2 * slot(HALF as i32)));
+    // The two outermost cells hold the lowest and the highest slot of a key, so the inner
+    // eight are the key shifted down one slot and masked.
+    let (lowest, highest) = (slot(-(HALF as i32)), slot(HALF as i32));
+    debug_assert!(lowest == 0 && highest == 2 * HALF as u32 - 1);
+    let outer = (3 << (2 * lowest)) | (3 << (2 * highest));
     let full = (0, (NUM_KEYS - 1) as u32);
     if (0..NUM_KEYS).any(|k| line[k] != line[k & !outer]) {
         return (line, full.0, full.1);
