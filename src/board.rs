@@ -543,10 +543,6 @@ impl Board {
         for d in 0..4 {
             self.pats[p.idx()][d] = self.tables.line_of(self.keys[p.idx()][d]);
         }
-        self.refresh_p4(p);
-    }
-
-    fn refresh_p4(&mut self, p: Pos) {
         self.p4[p.idx()] = self.p4_of(self.pats[p.idx()]);
     }
 

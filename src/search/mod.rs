@@ -325,8 +325,7 @@ impl Searcher {
         let mut best_value = -VALUE_INFINITE;
         for i in 0..root.len() {
             let m = root[i].pos;
-            self.tt.prefetch(board.hash_after(m));
-            board.make_move(m);
+            self.make(board, m);
             let v = if i == 0 {
                 -self.search_node(board, -beta, -alpha, depth - 1, 1, true)
             } else {
@@ -496,8 +495,7 @@ impl Searcher {
             Entry::Done(v) => return v,
             Entry::Forced(p) => {
                 // A single forced reply: play it without spending depth.
-                self.tt.prefetch(board.hash_after(p));
-                board.make_move(p);
+                self.make(board, p);
                 let v = -self.search_node(board, -beta, -alpha, depth, ply + 1, pv);
                 board.undo();
                 return v;
@@ -577,8 +575,7 @@ impl Searcher {
             } else {
                 depth - 1
             };
-            self.tt.prefetch(board.hash_after(p));
-            board.make_move(p);
+            self.make(board, p);
             let mut v;
             if i == 0 {
                 v = -self.search_node(board, -beta, -alpha, new_depth, ply + 1, pv);
@@ -637,8 +634,7 @@ impl Searcher {
         match self.enter(board, ply) {
             Entry::Done(v) => v,
             Entry::Forced(p) => {
-                self.tt.prefetch(board.hash_after(p));
-                board.make_move(p);
+                self.make(board, p);
                 let v = -self.qsearch(board, -beta, -alpha, ply + 1, fours);
                 board.undo();
                 v
@@ -700,8 +696,7 @@ impl Searcher {
         let mut best = stand;
         let mut best_move = None;
         for m in list {
-            self.tt.prefetch(board.hash_after(m.pos));
-            board.make_move(m.pos);
+            self.make(board, m.pos);
             let v = -self.qsearch(board, -beta, -alpha, ply + 1, fours + 1);
             board.undo();
             if self.aborted {
@@ -721,6 +716,14 @@ impl Searcher {
         let bound = Bound::of(best, alpha_orig, beta);
         self.tt.store(key, ply, best, 0, bound, best_move);
         best
+    }
+
+    /// Play `p`, asking the cache for the new position's TT entry first so that its
+    /// probe finds it there.
+    #[inline]
+    fn make(&self, board: &mut Board, p: Pos) {
+        self.tt.prefetch(board.hash_after(p));
+        board.make_move(p);
     }
 
     /// Add the search's ordering knowledge to the moves' scores: the TT move first, then

@@ -108,13 +108,19 @@ impl Tt {
         self.generation = self.generation.wrapping_add(1);
     }
 
+    /// The entry `key` lives in.
+    #[inline]
+    fn slot(&self, key: u64) -> usize {
+        key as usize & self.mask
+    }
+
     /// Ask the cache for `key`'s entry ahead of its `probe` (a hint: no effect on results).
     #[inline]
     pub fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let e: *const Entry = &self.entries[key as usize & self.mask];
+            let e: *const Entry = &self.entries[self.slot(key)];
             // SAFETY: a prefetch is only a hint to the cache; it reads nothing and cannot
             // fault, and `e` points into the table anyway.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(e as *const i8) };
@@ -125,7 +131,7 @@ impl Tt {
 
     /// Look up `key`; mate values come back relative to `ply`.
     pub fn probe(&self, key: u64, ply: i32) -> Option<TtHit> {
-        let e = &self.entries[key as usize & self.mask];
+        let e = &self.entries[self.slot(key)];
         if e.key != key || e.bound == Bound::None as u8 {
             return None;
         }
@@ -153,7 +159,8 @@ impl Tt {
         best: Option<Pos>,
     ) {
         let gen = self.generation;
-        let e = &mut self.entries[key as usize & self.mask];
+        let i = self.slot(key);
+        let e = &mut self.entries[i];
         let replace = e.key != key
             || e.generation != gen
             || depth >= e.depth as Depth
