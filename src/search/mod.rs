@@ -517,10 +517,10 @@ impl Searcher {
         }
         let us = board.side_to_move();
         let them = us.opp();
-        // Quiet node: nothing forcing on the board for either side's next move.
-        let quiet_node = threat == Threat::None
-            && board.p4_count(them, Pattern4::CBlock4Flex3) == 0
-            && board.p4_count(them, Pattern4::FFlex3x2) == 0;
+        // Quiet node: no threat to answer (see `movegen::threat`); an opponent's
+        // double-three point alone does not make a node unquiet. Quiet nodes get reverse
+        // futility and the wide move count.
+        let quiet_node = threat == Threat::None;
         let static_eval = eval::evaluate(board);
         // Reverse futility: far above beta with nothing to fear, trust the static value.
         if !pv
