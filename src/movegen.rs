@@ -104,28 +104,40 @@ pub fn generate(board: &mut Board) -> MoveList {
     list
 }
 
-/// Only the moves that answer an open three or a four-three threat: own fours and cells
-/// after which the opponent has no open-four point and no four-three point left; scored,
-/// in board order, like `generate`.
+/// Only the moves that answer an open three or a four-three threat, scored, in board order,
+/// like `generate`: own fours, and moves after which the opponent has no open-four point
+/// and, for each four-three point left, our block of its four would make a four of ours (a
+/// counter that keeps the tempo). Under renju a black four-three is not taken as certain
+/// (see `threat`), so against black only open-four points count.
 pub fn defences(board: &mut Board) -> MoveList {
     let us = board.side_to_move();
     let them = us.opp();
     let renju_black = board.rule() == Rule::Renju && them == Color::Black;
-    // The opponent's threat cells. A stone changes the patterns only of cells on its four
-    // lines within `HALF` cells, so a defence must be within that reach of every one.
-    let threats: SmallVec<[Pos; 16]> = board
+    let open_fours: SmallVec<[Pos; 16]> = board
         .candidates()
-        .filter(|&p| match board.p4(p, them) {
-            Pattern4::BFlex4 => true,
-            Pattern4::CBlock4Flex3 => !renju_black,
-            _ => false,
-        })
+        .filter(|&p| board.p4(p, them) == Pattern4::BFlex4)
         .collect();
-    // Each cell with whether it makes our own four (a defence by itself).
+    let four_threes: SmallVec<[FourThree; 16]> = if renju_black {
+        SmallVec::new()
+    } else {
+        board
+            .candidates()
+            .filter(|&p| board.p4(p, them) == Pattern4::CBlock4Flex3)
+            .map(|at| FourThree::new(board, at))
+            .collect()
+    };
+    // A stone changes the patterns only of cells on its four lines within `HALF` cells: a
+    // move that is not a four must be within that reach of every open-four point, and of
+    // each four-three point not already countered or the cell that would block its four.
     let cells: SmallVec<[(Pos, bool); 64]> = board
         .candidates()
         .map(|p| (p, board.p4(p, us).makes_four()))
-        .filter(|&(p, four)| four || threats.iter().all(|&t| in_line_reach(p, t)))
+        .filter(|&(p, four)| {
+            four || open_fours.iter().all(|&t| in_line_reach(p, t))
+                && four_threes
+                    .iter()
+                    .all(|t| t.countered || in_line_reach(p, t.at) || in_line_reach(p, t.block))
+        })
         .collect();
     let mut out = MoveList::new();
     for (p, four) in cells {
@@ -137,15 +149,7 @@ pub fn defences(board: &mut Board) -> MoveList {
                 board.undo();
                 none_left
             } else {
-                // Our stone only ever weakens the opponent's lines, so the threat cells we
-                // know are the only ones that can remain: ask each what it would become.
-                threats.iter().all(|&t| {
-                    t == p
-                        || !matches!(
-                            board.p4_with_stone(t, p, us, them),
-                            Pattern4::BFlex4 | Pattern4::CBlock4Flex3
-                        )
-                })
+                answers(board, p, &open_fours, &four_threes)
             };
         if defends && rules::is_legal(board, p, us) {
             out.push(ScoredMove {
@@ -155,6 +159,78 @@ pub fn defences(board: &mut Board) -> MoveList {
         }
     }
     out
+}
+
+/// An opponent's four-three point.
+struct FourThree {
+    at: Pos,
+    /// Where we would block its four.
+    block: Pos,
+    /// That block would make a four of ours as the board stands.
+    countered: bool,
+}
+
+impl FourThree {
+    fn new(board: &Board, at: Pos) -> FourThree {
+        let them = board.side_to_move().opp();
+        // A four-three point makes a four, so its block exists.
+        let block = four_block(board, at, them).unwrap_or(at);
+        FourThree {
+            at,
+            block,
+            countered: block != at
+                && board
+                    .p4_with_stone(block, at, them, them.opp())
+                    .makes_four(),
+        }
+    }
+}
+
+/// Whether our (non-four) stone at `p` leaves the opponent no open-four point and only
+/// four-three points whose four we would block with a four of ours. Our stone only ever
+/// weakens the opponent's lines, so the threat cells we know are the only ones that can
+/// remain: ask each what it would become.
+fn answers(board: &mut Board, p: Pos, open_fours: &[Pos], four_threes: &[FourThree]) -> bool {
+    let us = board.side_to_move();
+    let them = us.opp();
+    // Four-three points left whose counter `p` might change: checked with `p` played.
+    let mut recheck: SmallVec<[Pos; 8]> = SmallVec::new();
+    for &t in open_fours {
+        match board.p4_with_stone(t, p, us, them) {
+            _ if t == p => {}
+            Pattern4::BFlex4 => return false,
+            // An open-four point cut down to a four-three point.
+            Pattern4::CBlock4Flex3 => recheck.push(t),
+            _ => {}
+        }
+    }
+    for t in four_threes {
+        if t.at == p || board.p4_with_stone(t.at, p, us, them) != Pattern4::CBlock4Flex3 {
+            continue;
+        }
+        if in_line_reach(p, t.block) {
+            recheck.push(t.at);
+        } else if !t.countered {
+            return false;
+        }
+    }
+    if recheck.is_empty() {
+        return true;
+    }
+    board.make_move(p);
+    let ok = recheck.iter().all(|&c| {
+        four_block(board, c, them).is_some_and(|f| board.p4_with_stone(f, c, them, us).makes_four())
+    });
+    board.undo();
+    ok
+}
+
+/// The cell that would block the four a stone of `c` at `at` makes: the one that would
+/// then make five.
+fn four_block(board: &Board, at: Pos, c: Color) -> Option<Pos> {
+    board.candidates().find(|&f| {
+        f != at && in_line_reach(f, at) && board.p4_with_stone(f, at, c, c) == Pattern4::AFive
+    })
 }
 
 /// Moves paired with their ordering keys.
@@ -281,6 +357,34 @@ mod tests {
         let d: Vec<Pos> = defences(&mut b).iter().map(|m| m.pos).collect();
         assert!(d.contains(&Pos::new(2, 3)) && d.contains(&Pos::new(6, 3)));
         assert!(!d.contains(&Pos::new(5, 5)));
+    }
+
+    #[test]
+    fn a_counter_four_defends_against_a_four_three() {
+        // White to move. Black has an open three on row 7 (open-four point (8,7)) and a
+        // four-three point at (7,5): a four on column 7 blocked at (7,6), and a three on
+        // the diagonal through (6,4). White's (8,7) stops the open three and leaves the
+        // four-three, but then white's forced block at (7,6) makes a four on the diagonal
+        // (7,6) (8,7) (9,8) . (11,10), so the four-three no longer wins.
+        let diagram = "...............\n...............\n...............\n...............\n......X........\n...............\n...............\n.......X.XX....\n.......XOO.....\n.......X.O.....\n......XOOOXO...\n...............\n...............\n...............\n...............";
+        let mut b = Board::from_diagram(diagram, Rule::Freestyle, Color::White).unwrap();
+        assert_eq!(threat(&b), Threat::OpenThree);
+        assert_eq!(b.p4(Pos::new(7, 5), Color::Black), Pattern4::CBlock4Flex3);
+        let d: Vec<Pos> = defences(&mut b).iter().map(|m| m.pos).collect();
+        assert!(d.contains(&Pos::new(8, 7)), "{d:?}");
+        // White's own fours on column 9 answer anything; (7,5) breaks the four-three but
+        // leaves the open three.
+        assert!(
+            d.contains(&Pos::new(9, 11)) && d.contains(&Pos::new(9, 12)),
+            "{d:?}"
+        );
+        assert!(!d.contains(&Pos::new(7, 5)), "{d:?}");
+        // Without the counter: the same position with white's (11,10) gone. Then (7,6)
+        // would not make a four, so (8,7) does not answer the four-three.
+        let without = diagram.replace("......XOOOXO...", "......XOOOX....");
+        let mut b2 = Board::from_diagram(&without, Rule::Freestyle, Color::White).unwrap();
+        let d2: Vec<Pos> = defences(&mut b2).iter().map(|m| m.pos).collect();
+        assert!(!d2.contains(&Pos::new(8, 7)), "{d2:?}");
     }
 
     #[test]

@@ -279,3 +279,27 @@ fn a_threat_rich_middlegame_is_seen_lost_without_exploding() {
     assert!(r.depth >= 9, "{r:?}");
     assert!(r.value <= -VALUE_MATE_BOUND, "{r:?}");
 }
+
+#[test]
+fn a_counter_four_answers_a_four_three() {
+    // From a game against PentaZen (white to move). Black's split three on the diagonal
+    // must be stopped; white's (8,8) does it and wins, although black answers with (7,7):
+    // an open three on row 7 plus a four-three point at (7,5). White blocks the three at
+    // (8,7), and the four-three is no threat any more, since white's forced block at
+    // (7,6) would make a four of its own. A search that demanded every four-three point be
+    // broken saw no defence for white there and judged the whole position lost.
+    let moves = "7,8 9,8 6,4 9,9 7,9 7,10 9,7 8,10 10,7 9,10 6,10";
+    let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, moves).unwrap();
+    let mut s = Searcher::new(1 << 20);
+    let r = s.search(
+        &mut b,
+        Limits {
+            max_depth: Some(6),
+            max_nodes: Some(300_000),
+            ..Limits::default()
+        },
+        &mut Silent,
+    );
+    assert_eq!(r.best, p(8, 8), "{r:?}");
+    assert!(r.value >= VALUE_MATE_BOUND, "{r:?}");
+}
