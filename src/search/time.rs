@@ -50,7 +50,7 @@ const DEFAULT_TURN_MS: u64 = 30_000;
 const RESERVE_MS: u64 = 60;
 /// The hard limit never exceeds this share of the time left.
 const LEFT_HARD_DIVISOR: i64 = 7;
-/// The soft target is at most this percentage of the hard limit.
+/// Under a match clock, the soft target is at most this percentage of the hard limit.
 const SOFT_PERCENT: u64 = 60;
 /// The soft target aims at this share of the time left.
 const LEFT_SOFT_DIVISOR: i64 = 20;
@@ -74,7 +74,13 @@ impl TimeControl {
             hard = hard.min(hard_left.saturating_sub(RESERVE_MS));
             soft_left = Some(soft_share.saturating_sub(RESERVE_MS));
         }
-        let soft_turn = hard * SOFT_PERCENT / 100;
+        // Without a match clock, time this move does not use is lost: think until the hard
+        // limit (a proven result or a single reply still ends the search sooner).
+        let soft_turn = if left.is_none() && self.match_ms == 0 {
+            hard
+        } else {
+            hard * SOFT_PERCENT / 100
+        };
         let match_bound = soft_left.is_some_and(|s| s < soft_turn);
         let soft = soft_left.map_or(soft_turn, |s| s.min(soft_turn));
         Budget {
@@ -106,7 +112,15 @@ mod tests {
     fn budgets() {
         let b = tc(Some(1000), None).budget(200);
         assert!(b.hard <= Duration::from_millis(950) && b.hard >= Duration::from_millis(900));
-        assert!(b.soft < b.hard);
+        // A per-move limit alone: all of it may be used.
+        assert_eq!(b.soft, b.hard);
+        // A match clock, even one that does not bind yet: stop early when stable.
+        let clocked = TimeControl {
+            match_ms: 180_000,
+            ..tc(Some(1000), None)
+        };
+        assert!(clocked.budget(200).soft < clocked.budget(200).hard);
+        assert!(tc(Some(1000), Some(180_000)).budget(200).soft < b.hard);
         // Fastgame: 5 s per move, 120 s per game, little time left.
         let b = tc(Some(5000), Some(2000)).budget(300);
         assert!(b.hard <= Duration::from_millis(2000 / 7));
