@@ -123,7 +123,7 @@ pub fn defences(board: &mut Board) -> MoveList {
         board
             .candidates()
             .filter(|&p| board.p4(p, them) == Pattern4::CBlock4Flex3)
-            .map(|at| FourThree::new(board, at))
+            .map(|at| FourThree::new(board, at, them))
             .collect()
     };
     // A stone changes the patterns only of cells on its four lines within `HALF` cells: a
@@ -134,9 +134,7 @@ pub fn defences(board: &mut Board) -> MoveList {
         .map(|p| (p, board.p4(p, us).makes_four()))
         .filter(|&(p, four)| {
             four || open_fours.iter().all(|&t| in_line_reach(p, t))
-                && four_threes
-                    .iter()
-                    .all(|t| t.countered || in_line_reach(p, t.at) || in_line_reach(p, t.block))
+                && four_threes.iter().all(|t| t.countered || t.within_reach(p))
         })
         .collect();
     let mut out = MoveList::new();
@@ -161,28 +159,29 @@ pub fn defences(board: &mut Board) -> MoveList {
     out
 }
 
-/// An opponent's four-three point.
+/// A four-three point of `them`.
 struct FourThree {
     at: Pos,
-    /// Where we would block its four.
-    block: Pos,
-    /// That block would make a four of ours as the board stands.
+    /// Where the other side would block its four.
+    block: Option<Pos>,
+    /// That block would make a four of the other side's as the board stands.
     countered: bool,
 }
 
 impl FourThree {
-    fn new(board: &Board, at: Pos) -> FourThree {
-        let them = board.side_to_move().opp();
-        // A four-three point makes a four, so its block exists.
-        let block = four_block(board, at, them).unwrap_or(at);
+    fn new(board: &Board, at: Pos, them: Color) -> FourThree {
+        let block = four_block(board, at, them);
         FourThree {
             at,
             block,
-            countered: block != at
-                && board
-                    .p4_with_stone(block, at, them, them.opp())
-                    .makes_four(),
+            countered: block
+                .is_some_and(|f| board.p4_with_stone(f, at, them, them.opp()).makes_four()),
         }
+    }
+
+    /// Whether a stone at `p` can change this point's patterns or its block's.
+    fn within_reach(&self, p: Pos) -> bool {
+        in_line_reach(p, self.at) || self.block.is_some_and(|f| in_line_reach(p, f))
     }
 }
 
@@ -195,9 +194,8 @@ fn answers(board: &mut Board, p: Pos, open_fours: &[Pos], four_threes: &[FourThr
     let them = us.opp();
     // Four-three points left whose counter `p` might change: checked with `p` played.
     let mut recheck: SmallVec<[Pos; 8]> = SmallVec::new();
-    for &t in open_fours {
+    for &t in open_fours.iter().filter(|&&t| t != p) {
         match board.p4_with_stone(t, p, us, them) {
-            _ if t == p => {}
             Pattern4::BFlex4 => return false,
             // An open-four point cut down to a four-three point.
             Pattern4::CBlock4Flex3 => recheck.push(t),
@@ -208,7 +206,7 @@ fn answers(board: &mut Board, p: Pos, open_fours: &[Pos], four_threes: &[FourThr
         if t.at == p || board.p4_with_stone(t.at, p, us, them) != Pattern4::CBlock4Flex3 {
             continue;
         }
-        if in_line_reach(p, t.block) {
+        if t.block.is_some_and(|f| in_line_reach(p, f)) {
             recheck.push(t.at);
         } else if !t.countered {
             return false;
@@ -218,9 +216,9 @@ fn answers(board: &mut Board, p: Pos, open_fours: &[Pos], four_threes: &[FourThr
         return true;
     }
     board.make_move(p);
-    let ok = recheck.iter().all(|&c| {
-        four_block(board, c, them).is_some_and(|f| board.p4_with_stone(f, c, them, us).makes_four())
-    });
+    let ok = recheck
+        .iter()
+        .all(|&c| FourThree::new(board, c, them).countered);
     board.undo();
     ok
 }

@@ -8,17 +8,23 @@ use crate::types::{Color, Depth, Pos, Rule, VALUE_MATE_BOUND};
 
 fn search(diagram: &str, rule: Rule, to_move: Color, depth: Depth) -> (Board, SearchResult) {
     let mut b = Board::from_diagram(diagram, rule, to_move).unwrap();
-    let mut s = Searcher::new(1 << 20);
-    let r = s.search(
-        &mut b,
-        Limits {
-            max_depth: Some(depth),
-            max_nodes: Some(300_000),
-            ..Limits::default()
-        },
-        &mut Silent,
-    );
+    let r = Searcher::new(1 << 20).search(&mut b, depth_limits(depth), &mut Silent);
     (b, r)
+}
+
+/// A depth limit, with a node limit that a correct search stays well inside.
+fn depth_limits(depth: Depth) -> Limits {
+    Limits {
+        max_depth: Some(depth),
+        max_nodes: Some(300_000),
+        ..Limits::default()
+    }
+}
+
+/// Search the freestyle 15×15 position reached by `moves` (from black, as `x,y`).
+fn search_moves(moves: &str, tt_bytes: usize, limits: Limits) -> SearchResult {
+    let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, moves).unwrap();
+    Searcher::new(tt_bytes).search(&mut b, limits, &mut Silent)
 }
 
 fn p(x: usize, y: usize) -> Pos {
@@ -266,16 +272,11 @@ fn a_threat_rich_middlegame_is_seen_lost_without_exploding() {
     // in the TT, depth 8 alone took millions of nodes and the loss stayed hidden.
     let moves = "7,8 5,9 9,11 6,7 6,9 5,8 5,10 8,7 4,9 4,8 3,8 6,11 4,10 6,10 3,7 4,11 \
                  7,11 7,7 5,7 8,8 2,7 1,6 1,7 4,7 7,9 8,6";
-    let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, moves).unwrap();
-    let mut s = Searcher::new(16 << 20);
-    let r = s.search(
-        &mut b,
-        Limits {
-            max_nodes: Some(400_000),
-            ..Limits::default()
-        },
-        &mut Silent,
-    );
+    let limits = Limits {
+        max_nodes: Some(400_000),
+        ..Limits::default()
+    };
+    let r = search_moves(moves, 16 << 20, limits);
     assert!(r.depth >= 9, "{r:?}");
     assert!(r.value <= -VALUE_MATE_BOUND, "{r:?}");
 }
@@ -289,17 +290,7 @@ fn a_counter_four_answers_a_four_three() {
     // (7,6) would make a four of its own. A search that demanded every four-three point be
     // broken saw no defence for white there and judged the whole position lost.
     let moves = "7,8 9,8 6,4 9,9 7,9 7,10 9,7 8,10 10,7 9,10 6,10";
-    let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, moves).unwrap();
-    let mut s = Searcher::new(1 << 20);
-    let r = s.search(
-        &mut b,
-        Limits {
-            max_depth: Some(6),
-            max_nodes: Some(300_000),
-            ..Limits::default()
-        },
-        &mut Silent,
-    );
+    let r = search_moves(moves, 1 << 20, depth_limits(6));
     assert_eq!(r.best, p(8, 8), "{r:?}");
     assert!(r.value >= VALUE_MATE_BOUND, "{r:?}");
 }

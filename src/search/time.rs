@@ -118,8 +118,9 @@ mod tests {
         let clocked = TimeControl {
             match_ms: 180_000,
             ..tc(Some(1000), None)
-        };
-        assert!(clocked.budget(200).soft < clocked.budget(200).hard);
+        }
+        .budget(200);
+        assert!(clocked.soft < clocked.hard);
         assert!(tc(Some(1000), Some(180_000)).budget(200).soft < b.hard);
         // Fastgame: 5 s per move, 120 s per game, little time left.
         let b = tc(Some(5000), Some(2000)).budget(300);
