@@ -25,7 +25,8 @@ pub enum Threat {
     None,
     /// The opponent threatens an open four or double four next move (an open three).
     OpenThree,
-    /// The opponent can make a four-three next move.
+    /// The opponent can make a four-three next move, and our forced block of its four
+    /// would not make a four of ours.
     FourThree,
     /// The opponent has a four: the single cell that blocks it.
     Four(Pos),
@@ -50,9 +51,13 @@ pub fn threat(board: &Board) -> Threat {
         Threat::OpenThree
     } else if board.p4_count(them, Pattern4::CBlock4Flex3) > 0
         && !(board.rule() == Rule::Renju && them == Color::Black)
+        && board.candidates().any(|p| {
+            board.p4(p, them) == Pattern4::CBlock4Flex3 && !FourThree::new(board, p, them).countered
+        })
     {
         // (A renju black four-three may hide a forbidden open-four point, so it is not
-        // taken as certain there.)
+        // taken as certain there. A countered one keeps us the tempo: every move answers
+        // it, so it asks for no defence.)
         Threat::FourThree
     } else {
         Threat::None
@@ -383,6 +388,21 @@ mod tests {
         let mut b2 = Board::from_diagram(&without, Rule::Freestyle, Color::White).unwrap();
         let d2: Vec<Pos> = defences(&mut b2).iter().map(|m| m.pos).collect();
         assert!(!d2.contains(&Pos::new(8, 7)), "{d2:?}");
+    }
+
+    #[test]
+    fn a_countered_four_three_is_no_threat() {
+        // The position of `a_counter_four_defends_against_a_four_three` after white's (8,7),
+        // with white to move again: black's four-three point (7,5) is all that is left, and
+        // white's forced block at (7,6) would make a four.
+        let diagram = "...............\n...............\n...............\n...............\n......X........\n...............\n...............\n.......XOXX....\n.......XOO.....\n.......X.O.....\n......XOOOXO...\n...............\n...............\n...............\n...............";
+        let b = Board::from_diagram(diagram, Rule::Freestyle, Color::White).unwrap();
+        assert_eq!(b.p4(Pos::new(7, 5), Color::Black), Pattern4::CBlock4Flex3);
+        assert_eq!(threat(&b), Threat::None);
+        // Without white's (11,10) the block makes no four: the four-three is a threat.
+        let without = diagram.replace("......XOOOXO...", "......XOOOX....");
+        let b2 = Board::from_diagram(&without, Rule::Freestyle, Color::White).unwrap();
+        assert_eq!(threat(&b2), Threat::FourThree);
     }
 
     #[test]

@@ -49,6 +49,11 @@ static LMP: once_cell::sync::Lazy<[[usize; 64]; 2]> = once_cell::sync::Lazy::new
         std::array::from_fn(|d| count(d, 15.0, 12.0, 32)),
     ]
 });
+/// Internal iterative reduction: a node this deep with no TT move (so no tried best move
+/// to search first) is searched one ply shallower.
+const IIR_MIN_DEPTH: Depth = 4;
+/// Ordering bonus for the move that last refuted the opponent's previous move.
+const COUNTER_MOVE_BONUS: i32 = 40;
 /// Root threat check: attacker moves searched, and node budgets for our own win and for
 /// each of the first `VCT_REFUTE_MOVES` root moves.
 const VCT_DEPTH: i32 = 5;
@@ -133,6 +138,9 @@ pub struct Searcher {
     tt: Tt,
     history: Vec<[i32; 2]>,
     killers: Vec<[Option<Pos>; 2]>,
+    /// By the cell of the last move and the side to move: the quiet move that last
+    /// refuted it.
+    counter_moves: Vec<[Option<Pos>; 2]>,
     nodes: u64,
     start: Instant,
     limits: Limits,
@@ -147,6 +155,7 @@ impl Searcher {
             tt: Tt::new(tt_bytes),
             history: vec![[0; 2]; NUM_CELLS],
             killers: vec![[None; 2]; MAX_PLY as usize + 2],
+            counter_moves: vec![[None; 2]; NUM_CELLS],
             nodes: 0,
             start: Instant::now(),
             limits: Limits::default(),
@@ -169,6 +178,7 @@ impl Searcher {
         self.tt.clear();
         self.history.iter_mut().for_each(|h| *h = [0; 2]);
         self.killers.iter_mut().for_each(|k| *k = [None; 2]);
+        self.counter_moves.iter_mut().for_each(|k| *k = [None; 2]);
     }
 
     /// The flag that aborts a running search when set.
@@ -515,6 +525,12 @@ impl Searcher {
                 return h.value;
             }
         }
+        // Internal iterative reduction.
+        let depth = if depth >= IIR_MIN_DEPTH && hit.and_then(|h| h.best).is_none() {
+            depth - 1
+        } else {
+            depth
+        };
         let us = board.side_to_move();
         let them = us.opp();
         // Quiet node: no threat to answer (see `movegen::threat`); an opponent's
@@ -727,10 +743,11 @@ impl Searcher {
     }
 
     /// Add the search's ordering knowledge to the moves' scores: the TT move first, then
-    /// killers and history.
+    /// killers, the counter move and history.
     fn score_moves(&self, board: &Board, moves: &mut MoveList, tt_move: Option<Pos>, ply: i32) {
         let c = board.side_to_move().idx();
         let killers = self.killers[ply as usize];
+        let counter = self.counter_move(board);
         for m in moves.iter_mut() {
             if Some(m.pos) == tt_move {
                 m.score = i32::MAX;
@@ -738,15 +755,27 @@ impl Searcher {
                 if killers.contains(&Some(m.pos)) {
                     m.score += 60;
                 }
+                if counter == Some(m.pos) {
+                    m.score += COUNTER_MOVE_BONUS;
+                }
                 m.score += self.history[m.pos.idx()][c] / 64;
             }
         }
+    }
+
+    /// The counter move stored for the opponent's last move.
+    fn counter_move(&self, board: &Board) -> Option<Pos> {
+        let &(last, _) = board.history().last()?;
+        self.counter_moves[last.idx()][board.side_to_move().idx()]
     }
 
     fn reward(&mut self, board: &Board, p: Pos, depth: Depth, ply: i32) {
         let c = board.side_to_move().idx();
         let h = &mut self.history[p.idx()][c];
         *h = (*h + depth * depth).min(1 << 14);
+        if let Some(&(last, _)) = board.history().last() {
+            self.counter_moves[last.idx()][c] = Some(p);
+        }
         let k = &mut self.killers[ply as usize];
         if k[0] != Some(p) {
             k[1] = k[0];
@@ -804,4 +833,38 @@ fn root_moves(board: &mut Board) -> MoveList {
         _ => {}
     }
     all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::movegen::ScoredMove;
+
+    fn unscored(cells: &[(usize, usize)]) -> MoveList {
+        cells
+            .iter()
+            .map(|&(x, y)| ScoredMove {
+                pos: Pos::new(x, y),
+                score: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_refutation_is_tried_early_after_the_same_move_only() {
+        let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, "7,7 8,8 6,6").unwrap();
+        let mut s = Searcher::new(1 << 16);
+        // White refutes black's (6,6) with (5,5) at ply 2. The moves are scored at ply 4,
+        // whose killers are empty.
+        s.reward(&b, Pos::new(5, 5), 3, 2);
+        let mut moves = unscored(&[(5, 5), (9, 9)]);
+        s.score_moves(&b, &mut moves, None, 4);
+        assert_eq!(moves[0].score - moves[1].score, COUNTER_MOVE_BONUS);
+        // After another black move (5,5) is nothing special.
+        b.undo();
+        b.make_move(Pos::new(6, 8));
+        let mut moves = unscored(&[(5, 5), (9, 9)]);
+        s.score_moves(&b, &mut moves, None, 4);
+        assert_eq!(moves[0].score, moves[1].score);
+    }
 }
