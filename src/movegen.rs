@@ -362,15 +362,22 @@ mod tests {
         assert!(!d.contains(&Pos::new(5, 5)));
     }
 
+    /// White to move. Black has an open three on row 7 (open-four point (8,7)) and a
+    /// four-three point at (7,5): a four on column 7 blocked at (7,6), and a three on the
+    /// diagonal through (6,4). White's block at (7,6) would make a four on the diagonal
+    /// (7,6) (8,7) (9,8) . (11,10) once (8,7) is white.
+    const COUNTER_FOUR: &str = "...............\n...............\n...............\n...............\n......X........\n...............\n...............\n.......X.XX....\n.......XOO.....\n.......X.O.....\n......XOOOXO...\n...............\n...............\n...............\n...............";
+
+    /// `diagram` without white's (11,10), the stone that makes the counter-four.
+    fn without_counter(diagram: &str) -> String {
+        diagram.replace("......XOOOXO...", "......XOOOX....")
+    }
+
     #[test]
     fn a_counter_four_defends_against_a_four_three() {
-        // White to move. Black has an open three on row 7 (open-four point (8,7)) and a
-        // four-three point at (7,5): a four on column 7 blocked at (7,6), and a three on
-        // the diagonal through (6,4). White's (8,7) stops the open three and leaves the
-        // four-three, but then white's forced block at (7,6) makes a four on the diagonal
-        // (7,6) (8,7) (9,8) . (11,10), so the four-three no longer wins.
-        let diagram = "...............\n...............\n...............\n...............\n......X........\n...............\n...............\n.......X.XX....\n.......XOO.....\n.......X.O.....\n......XOOOXO...\n...............\n...............\n...............\n...............";
-        let mut b = Board::from_diagram(diagram, Rule::Freestyle, Color::White).unwrap();
+        // White's (8,7) stops the open three and leaves the four-three, but then white's
+        // forced block at (7,6) makes a four, so the four-three no longer wins.
+        let mut b = Board::from_diagram(COUNTER_FOUR, Rule::Freestyle, Color::White).unwrap();
         assert_eq!(threat(&b), Threat::OpenThree);
         assert_eq!(b.p4(Pos::new(7, 5), Color::Black), Pattern4::CBlock4Flex3);
         let d: Vec<Pos> = defences(&mut b).iter().map(|m| m.pos).collect();
@@ -384,7 +391,7 @@ mod tests {
         assert!(!d.contains(&Pos::new(7, 5)), "{d:?}");
         // Without the counter: the same position with white's (11,10) gone. Then (7,6)
         // would not make a four, so (8,7) does not answer the four-three.
-        let without = diagram.replace("......XOOOXO...", "......XOOOX....");
+        let without = without_counter(COUNTER_FOUR);
         let mut b2 = Board::from_diagram(&without, Rule::Freestyle, Color::White).unwrap();
         let d2: Vec<Pos> = defences(&mut b2).iter().map(|m| m.pos).collect();
         assert!(!d2.contains(&Pos::new(8, 7)), "{d2:?}");
@@ -392,15 +399,15 @@ mod tests {
 
     #[test]
     fn a_countered_four_three_is_no_threat() {
-        // The position of `a_counter_four_defends_against_a_four_three` after white's (8,7),
-        // with white to move again: black's four-three point (7,5) is all that is left, and
-        // white's forced block at (7,6) would make a four.
-        let diagram = "...............\n...............\n...............\n...............\n......X........\n...............\n...............\n.......XOXX....\n.......XOO.....\n.......X.O.....\n......XOOOXO...\n...............\n...............\n...............\n...............";
-        let b = Board::from_diagram(diagram, Rule::Freestyle, Color::White).unwrap();
+        // `COUNTER_FOUR` after white's (8,7), with white to move again: black's four-three
+        // point (7,5) is all that is left, and white's forced block at (7,6) would make a
+        // four.
+        let diagram = COUNTER_FOUR.replace(".......X.XX....", ".......XOXX....");
+        let b = Board::from_diagram(&diagram, Rule::Freestyle, Color::White).unwrap();
         assert_eq!(b.p4(Pos::new(7, 5), Color::Black), Pattern4::CBlock4Flex3);
         assert_eq!(threat(&b), Threat::None);
         // Without white's (11,10) the block makes no four: the four-three is a threat.
-        let without = diagram.replace("......XOOOXO...", "......XOOOX....");
+        let without = without_counter(&diagram);
         let b2 = Board::from_diagram(&without, Rule::Freestyle, Color::White).unwrap();
         assert_eq!(threat(&b2), Threat::FourThree);
     }
