@@ -76,6 +76,18 @@ static LMR: once_cell::sync::Lazy<[[Depth; 64]; 64]> = once_cell::sync::Lazy::ne
     t
 });
 
+/// Reduction of the late move number `i` (from 0) at a node of `depth` with `new_depth`
+/// plies left for its children. PV nodes reduce a ply less, and so does a refuter (one of
+/// this ply's killers or the counter move), which failed high in a sibling position and is
+/// likely to again.
+fn late_move_reduction(depth: Depth, new_depth: Depth, i: usize, pv: bool, refuter: bool) -> Depth {
+    if depth < 3 {
+        return 0;
+    }
+    let r = LMR[(depth as usize).min(63)][(i + 1).min(63)] - pv as Depth - refuter as Depth;
+    r.clamp(0, new_depth - 1)
+}
+
 /// When a search must end.
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
@@ -571,6 +583,8 @@ impl Searcher {
         let alpha_orig = alpha;
         let mut best_value = -VALUE_INFINITE;
         let mut best_move = None;
+        let killers = self.killers[ply as usize];
+        let counter = self.counter_move(board);
         let move_limit = if ply < 2 {
             usize::MAX
         } else {
@@ -597,12 +611,8 @@ impl Searcher {
                 v = -self.search_node(board, -beta, -alpha, new_depth, ply + 1, pv);
             } else {
                 // Late moves are searched shallower first.
-                let r = if depth >= 3 {
-                    let r = LMR[(depth as usize).min(63)][(i + 1).min(63)] - pv as Depth;
-                    r.clamp(0, new_depth - 1)
-                } else {
-                    0
-                };
+                let refuter = killers.contains(&Some(p)) || counter == Some(p);
+                let r = late_move_reduction(depth, new_depth, i, pv, refuter);
                 v = -self.search_node(board, -alpha - 1, -alpha, new_depth - r, ply + 1, false);
                 if v > alpha && r > 0 && !self.aborted {
                     v = -self.search_node(board, -alpha - 1, -alpha, new_depth, ply + 1, false);
@@ -866,5 +876,17 @@ mod tests {
         let mut moves = unscored(&[(5, 5), (9, 9)]);
         s.score_moves(&b, &mut moves, None, 4);
         assert_eq!(moves[0].score, moves[1].score);
+    }
+
+    #[test]
+    fn a_refuter_is_reduced_a_ply_less_and_never_to_nothing() {
+        // The 20th move at depth 8: ln 8 · ln 20 / 2 rounds to 3 plies.
+        assert_eq!(late_move_reduction(8, 7, 19, false, false), 3);
+        assert_eq!(late_move_reduction(8, 7, 19, false, true), 2);
+        assert_eq!(late_move_reduction(8, 7, 19, true, true), 1);
+        // Shallow nodes are not reduced; a reduction leaves the child at least one ply.
+        assert_eq!(late_move_reduction(2, 1, 40, false, false), 0);
+        assert_eq!(late_move_reduction(40, 2, 60, false, false), 1);
+        assert_eq!(late_move_reduction(40, 2, 60, false, true), 1);
     }
 }
