@@ -88,6 +88,20 @@ fn late_move_reduction(depth: Depth, new_depth: Depth, i: usize, pv: bool, refut
     r.clamp(0, new_depth - 1)
 }
 
+/// Quiet moves that refuted a sibling position: this ply's killers, and the move that last
+/// refuted the opponent's previous move (the counter move). They are ordered early and
+/// reduced less.
+struct Refuters {
+    killers: [Option<Pos>; 2],
+    counter: Option<Pos>,
+}
+
+impl Refuters {
+    fn contains(&self, p: Pos) -> bool {
+        self.killers.contains(&Some(p)) || self.counter == Some(p)
+    }
+}
+
 /// When a search must end.
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
@@ -578,13 +592,12 @@ impl Searcher {
         } else {
             movegen::generate(board)
         };
-        self.score_moves(board, &mut moves, hit.and_then(|h| h.best), ply);
+        let refuters = self.refuters(board, ply);
+        self.score_moves(board, &mut moves, hit.and_then(|h| h.best), &refuters);
 
         let alpha_orig = alpha;
         let mut best_value = -VALUE_INFINITE;
         let mut best_move = None;
-        let killers = self.killers[ply as usize];
-        let counter = self.counter_move(board);
         let move_limit = if ply < 2 {
             usize::MAX
         } else {
@@ -611,8 +624,7 @@ impl Searcher {
                 v = -self.search_node(board, -beta, -alpha, new_depth, ply + 1, pv);
             } else {
                 // Late moves are searched shallower first.
-                let refuter = killers.contains(&Some(p)) || counter == Some(p);
-                let r = late_move_reduction(depth, new_depth, i, pv, refuter);
+                let r = late_move_reduction(depth, new_depth, i, pv, refuters.contains(p));
                 v = -self.search_node(board, -alpha - 1, -alpha, new_depth - r, ply + 1, false);
                 if v > alpha && r > 0 && !self.aborted {
                     v = -self.search_node(board, -alpha - 1, -alpha, new_depth, ply + 1, false);
@@ -753,19 +765,23 @@ impl Searcher {
     }
 
     /// Add the search's ordering knowledge to the moves' scores: the TT move first, then
-    /// killers, the counter move and history.
-    fn score_moves(&self, board: &Board, moves: &mut MoveList, tt_move: Option<Pos>, ply: i32) {
+    /// the node's refuters and history.
+    fn score_moves(
+        &self,
+        board: &Board,
+        moves: &mut MoveList,
+        tt_move: Option<Pos>,
+        refuters: &Refuters,
+    ) {
         let c = board.side_to_move().idx();
-        let killers = self.killers[ply as usize];
-        let counter = self.counter_move(board);
         for m in moves.iter_mut() {
             if Some(m.pos) == tt_move {
                 m.score = i32::MAX;
             } else {
-                if killers.contains(&Some(m.pos)) {
+                if refuters.killers.contains(&Some(m.pos)) {
                     m.score += 60;
                 }
-                if counter == Some(m.pos) {
+                if refuters.counter == Some(m.pos) {
                     m.score += COUNTER_MOVE_BONUS;
                 }
                 m.score += self.history[m.pos.idx()][c] / 64;
@@ -773,10 +789,16 @@ impl Searcher {
         }
     }
 
-    /// The counter move stored for the opponent's last move.
-    fn counter_move(&self, board: &Board) -> Option<Pos> {
-        let &(last, _) = board.history().last()?;
-        self.counter_moves[last.idx()][board.side_to_move().idx()]
+    /// The killers of `ply` and the counter move stored for the opponent's last move.
+    fn refuters(&self, board: &Board, ply: i32) -> Refuters {
+        let counter = board
+            .history()
+            .last()
+            .and_then(|&(last, _)| self.counter_moves[last.idx()][board.side_to_move().idx()]);
+        Refuters {
+            killers: self.killers[ply as usize],
+            counter,
+        }
     }
 
     fn reward(&mut self, board: &Board, p: Pos, depth: Depth, ply: i32) {
@@ -868,13 +890,13 @@ mod tests {
         // whose killers are empty.
         s.reward(&b, Pos::new(5, 5), 3, 2);
         let mut moves = unscored(&[(5, 5), (9, 9)]);
-        s.score_moves(&b, &mut moves, None, 4);
+        s.score_moves(&b, &mut moves, None, &s.refuters(&b, 4));
         assert_eq!(moves[0].score - moves[1].score, COUNTER_MOVE_BONUS);
         // After another black move (5,5) is nothing special.
         b.undo();
         b.make_move(Pos::new(6, 8));
         let mut moves = unscored(&[(5, 5), (9, 9)]);
-        s.score_moves(&b, &mut moves, None, 4);
+        s.score_moves(&b, &mut moves, None, &s.refuters(&b, 4));
         assert_eq!(moves[0].score, moves[1].score);
     }
 
