@@ -99,9 +99,15 @@ impl Engine {
     }
 
     pub(crate) fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let shown = &bytes[..bytes.len().min(200)];
+        let cut = if shown.len() < bytes.len() {
+            format!("... ({} bytes)", bytes.len())
+        } else {
+            String::new()
+        };
         self.log.push(format!(
-            "> {}",
-            String::from_utf8_lossy(bytes).escape_debug()
+            "> {}{cut}",
+            String::from_utf8_lossy(shown).escape_debug()
         ));
         if self.status.is_some() {
             return Err("cannot send: the engine has already exited".into());

@@ -21,6 +21,7 @@
 //! | `! reply-within MS` | the line matched by the next `<`/`<~` must have arrived at most MS ms after the last `>` line was sent |
 //! | `! save NAME` | remember the line matched by the last `<`/`<~` as `${NAME}` |
 //! | `! max-rss-mb N` | the engine's resident memory (Linux `/proc`) must be at most N MiB now |
+//! | `! send-long N` | send a line of N `X` characters and a `\n` |
 //!
 //! Escapes in `>` lines: `\r` CR, `\t` TAB, `\s` a blank (to make trailing blanks visible),
 //! `\\` a backslash, `\xHH` a raw byte (non-UTF-8 input), `\c` at the very end: send no
@@ -41,7 +42,7 @@
 //! After the last line the harness closes stdin (unless the engine already exited),
 //! waits up to 5 s for a successful exit, and fails if any further non-MESSAGE/DEBUG line
 //! was printed. Every stdout line must be non-empty, end in `\n`, carry no CR or trailing
-//! blank and have one of the forms `OK`, `SWAP`, `ERROR …`, `UNKNOWN …`, `MESSAGE …`,
+//! blank, be printable ASCII and have one of the forms `OK`, `SWAP`, `ERROR …`, `UNKNOWN …`, `MESSAGE …`,
 //! `DEBUG …`, `FORBID xxyy….`, `name=…` or `x,y[ x,y…]`. A death by signal, a non-zero
 //! exit status or `panicked` on stderr fails the transcript.
 //!
@@ -216,6 +217,12 @@ fn play(engine: &mut Engine, steps: &[(usize, Step)]) -> Result<(), (usize, Stri
                 engine
                     .next_message(&pat, REPLY_TIMEOUT)
                     .map_err(|e| fail(format!("expected a MESSAGE matching /{p}/: {e}")))?;
+            }
+            Step::SendLong(n) => {
+                let mut bytes = vec![b'X'; *n as usize];
+                bytes.push(b'\n');
+                engine.send(&bytes).map_err(fail)?;
+                last_send = Instant::now();
             }
             Step::Eof => engine.close_stdin(),
             Step::ExitsWithin(ms) => {

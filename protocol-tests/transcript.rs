@@ -18,6 +18,7 @@ pub(crate) enum Step {
     ReplyWithin(u64),
     Save(String),
     MaxRssMb(u64),
+    SendLong(u64),
 }
 
 pub(crate) fn parse_transcript(text: &str) -> Result<Vec<(usize, Step)>, String> {
@@ -64,6 +65,10 @@ pub(crate) fn parse_transcript(text: &str) -> Result<Vec<(usize, Step)>, String>
                 Some("reply-within") => match ms(&words) {
                     Some(n) => Step::ReplyWithin(n),
                     None => return err("expected `! reply-within MS`"),
+                },
+                Some("send-long") => match ms(&words) {
+                    Some(n) => Step::SendLong(n),
+                    None => return err("expected `! send-long N`"),
                 },
                 Some("max-rss-mb") => match ms(&words) {
                     Some(n) => Step::MaxRssMb(n),
@@ -166,6 +171,8 @@ pub(crate) fn line_format_error(line: &str, terminated: bool, format: &Pattern) 
         Some("empty line".into())
     } else if line.contains('\r') {
         Some("line contains a CR".into())
+    } else if let Some(c) = line.chars().find(|c| !(' '..='~').contains(c)) {
+        Some(format!("line contains {c:?}, not printable ASCII"))
     } else if line.ends_with(|c: char| c.is_whitespace()) {
         Some("trailing whitespace".into())
     } else if !format.is_match(line) {

@@ -10,7 +10,7 @@ fn main() -> anyhow::Result<()> {
         None => {
             let stdin = io::stdin();
             protocol::run(io::BufReader::new(stdin), Output::new(io::stdout()));
-            // END or end of input: leave at once, even if a search thread is still running.
+            // Every command is answered by now; leave without waiting for the input thread.
             std::process::exit(0);
         }
         Some("bench") => {

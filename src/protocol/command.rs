@@ -1,6 +1,8 @@
 //! Parsing manager lines into commands. Multi-line commands (BOARD, YXBOARD, SWAP2BOARD)
 //! are collected here until their DONE line.
 
+use super::quote::quote;
+
 /// One stone line of a BOARD-like block: `x,y[,field]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StoneLine {
@@ -95,7 +97,8 @@ impl Parser {
                     })
                 }
                 _ => errors.push(format!(
-                    "bad line in {kind:?} block: '{line}' (expected x,y,field or DONE)"
+                    "bad line in {kind:?} block: {} (expected x,y,field or DONE)",
+                    quote(line)
                 )),
             }
             self.block = Some((kind, stones, errors));
@@ -119,7 +122,9 @@ impl Parser {
                     width: n,
                     height: n,
                 },
-                None => Command::Malformed(format!("START needs a board size, got '{rest}'")),
+                None => {
+                    Command::Malformed(format!("START needs a board size, got {}", quote(rest)))
+                }
             },
             "RECTSTART" => match parse_numbers(rest)
                 .filter(|n| n.len() == 2 && n[0] >= 0 && n[1] >= 0)
@@ -128,7 +133,9 @@ impl Parser {
                     width: n[0] as usize,
                     height: n[1] as usize,
                 },
-                None => Command::Malformed(format!("RECTSTART needs width,height, got '{rest}'")),
+                None => {
+                    Command::Malformed(format!("RECTSTART needs width,height, got {}", quote(rest)))
+                }
             },
             "RESTART" => Command::Restart,
             "BEGIN" => Command::Begin,
@@ -141,7 +148,7 @@ impl Parser {
                         _ => Command::Takeback { x, y },
                     }
                 }
-                None => Command::Malformed(format!("{word} needs x,y, got '{rest}'")),
+                None => Command::Malformed(format!("{word} needs x,y, got {}", quote(rest))),
             },
             "BOARD" | "YXBOARD" | "SWAP2BOARD" => {
                 let kind = match word.as_str() {
@@ -171,6 +178,19 @@ impl Parser {
             _ => Command::Unknown(line.to_string()),
         };
         Some(cmd)
+    }
+
+    /// A line of `len` bytes, too long to be read (over `max`): an error of the open block,
+    /// or a command of its own that answers `ERROR`.
+    pub fn overlong(&mut self, len: usize, max: usize) -> Option<Command> {
+        let text = format!("input line of {len} bytes skipped: lines are limited to {max} bytes");
+        match self.block.as_mut() {
+            Some((_, _, errors)) => {
+                errors.push(text);
+                None
+            }
+            None => Some(Command::Malformed(text)),
+        }
     }
 }
 

@@ -14,7 +14,10 @@ pub fn apply(engine: &mut Engine, key: &str, value: &str) {
         ("timeout_turn", Some(v)) if v >= 0 => o.time.turn_ms = Some(v as u64),
         ("timeout_match", Some(v)) if v >= 0 => o.time.match_ms = v as u64,
         ("time_left", Some(v)) => o.time.left_ms = Some(v),
-        ("max_memory", Some(v)) if v >= 0 => o.max_memory = v as u64,
+        ("max_memory", Some(v)) if v >= 0 => {
+            o.max_memory = v as u64;
+            o.memory_warning = o.memory_too_small();
+        }
         ("hash_size", Some(v)) => o.hash_kb = (v > 0).then_some(v as u64),
         ("max_depth", Some(v)) => o.max_depth = (v > 0).then_some(v.min(1000) as i32),
         ("max_node", Some(v)) => o.max_nodes = (v > 0).then_some(v as u64),

@@ -5,20 +5,22 @@
 pub mod command;
 mod info;
 pub mod output;
+mod quote;
 mod swap2;
 
-use crate::engine::{Engine, GameError, Owner, ThinkJob};
+use crate::engine::{Engine, GameError, Owner, ThinkJob, MIN_MEMORY_BYTES};
 use crate::search::{IterationReport, Observer, SearchResult, Searcher};
 use crate::types::{Pos, Value, VALUE_MATE, VALUE_MATE_BOUND};
 use command::{BlockKind, Command, Parser, StoneLine};
 use output::Output;
+use quote::quote;
 use std::collections::VecDeque;
 use std::io::BufRead;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Version reported by ABOUT.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -26,10 +28,25 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Stack for the search thread (deep forced lines recurse far).
 const SEARCH_STACK_BYTES: usize = 256 << 20;
 
+/// Longest input line taken; a longer one gets one `ERROR` and is skipped.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
 enum Event {
     Line(String, Instant),
+    /// A line over `MAX_LINE_BYTES`, with its length.
+    Overlong(usize, Instant),
     Eof,
     Done(Box<SearchResult>, Searcher, Purpose),
+}
+
+/// How the session is coming to an end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Closing {
+    /// End of input: carry out every command received, searches as usual, then exit.
+    Eof,
+    /// END: stop the running search and answer it, answer every think command received
+    /// before END with a search stopped at once, then exit.
+    End,
 }
 
 /// What a running search will answer.
@@ -51,6 +68,7 @@ struct Session {
     events: Sender<Event>,
     running: Option<Running>,
     queue: VecDeque<(Command, Instant)>,
+    closing: Option<Closing>,
 }
 
 /// Run the protocol on `input` / `output` until END or end of input.
@@ -71,6 +89,7 @@ pub fn run<R: BufRead + Send + 'static>(input: R, out: Output) {
         events: tx,
         running: None,
         queue: VecDeque::new(),
+        closing: None,
     };
     s.event_loop(rx);
 }
@@ -78,18 +97,62 @@ pub fn run<R: BufRead + Send + 'static>(input: R, out: Output) {
 fn read_lines<R: BufRead>(mut input: R, tx: Sender<Event>) {
     let mut buf = Vec::new();
     loop {
-        buf.clear();
-        match input.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => {
+        let event = match read_line(&mut input, &mut buf) {
+            Ok(Read::Line) => {
+                Event::Line(String::from_utf8_lossy(&buf).into_owned(), Instant::now())
+            }
+            Ok(Read::Overlong(len)) => Event::Overlong(len, Instant::now()),
+            Ok(Read::Eof) | Err(_) => {
                 let _ = tx.send(Event::Eof);
                 return;
             }
-            Ok(_) => {
-                let line = String::from_utf8_lossy(&buf).into_owned();
-                if tx.send(Event::Line(line, Instant::now())).is_err() {
-                    return;
-                }
-            }
+        };
+        if tx.send(event).is_err() {
+            return;
+        }
+    }
+}
+
+/// What one `read_line` found.
+#[derive(Debug, PartialEq, Eq)]
+enum Read {
+    Line,
+    Overlong(usize),
+    Eof,
+}
+
+/// Read one line (its newline dropped) into `buf`, holding at most `MAX_LINE_BYTES` of it:
+/// the rest of a longer line is read and dropped, and only its length is reported. A last
+/// line without a newline still counts as a line.
+fn read_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> std::io::Result<Read> {
+    buf.clear();
+    let mut len = 0usize;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let (data, used, ended) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], i + 1, true),
+            None if chunk.is_empty() => (chunk, 0, true),
+            None => (chunk, chunk.len(), false),
+        };
+        if len + data.len() <= MAX_LINE_BYTES {
+            buf.extend_from_slice(data);
+        } else {
+            buf.clear();
+        }
+        len += data.len();
+        input.consume(used);
+        if ended {
+            return Ok(if used == 0 && len == 0 {
+                Read::Eof
+            } else if len > MAX_LINE_BYTES {
+                Read::Overlong(len)
+            } else {
+                Read::Line
+            });
         }
     }
 }
@@ -101,37 +164,28 @@ impl Session {
                 let Some((cmd, t)) = self.queue.pop_front() else {
                     break;
                 };
-                if !self.dispatch(cmd, t) {
-                    return;
-                }
+                self.dispatch(cmd, t);
+            }
+            if self.running.is_none() && self.closing.is_some() {
+                return;
             }
             let Ok(ev) = rx.recv() else {
                 return;
             };
             match ev {
-                Event::Eof => return,
+                Event::Eof => {
+                    self.closing.get_or_insert(Closing::Eof);
+                }
+                // Nothing read after END counts.
+                Event::Line(..) | Event::Overlong(..) if self.closing.is_some() => {}
                 Event::Line(line, t) => {
-                    let Some(cmd) = self.parser.feed(&line) else {
-                        continue;
-                    };
-                    match cmd {
-                        Command::End => return,
-                        Command::Stop => {
-                            if let Some(r) = &self.running {
-                                r.stop.store(true, Ordering::Relaxed);
-                            }
-                        }
-                        Command::Info { .. } if self.queue.is_empty() => {
-                            self.dispatch(cmd, t);
-                        }
-                        _ if self.running.is_some() || !self.queue.is_empty() => {
-                            self.queue.push_back((cmd, t))
-                        }
-                        _ => {
-                            if !self.dispatch(cmd, t) {
-                                return;
-                            }
-                        }
+                    if let Some(cmd) = self.parser.feed(&line) {
+                        self.receive(cmd, t);
+                    }
+                }
+                Event::Overlong(len, t) => {
+                    if let Some(cmd) = self.parser.overlong(len, MAX_LINE_BYTES) {
+                        self.receive(cmd, t);
                     }
                 }
                 Event::Done(result, searcher, purpose) => {
@@ -142,11 +196,34 @@ impl Session {
         }
     }
 
-    /// Handle one command; false means exit.
-    fn dispatch(&mut self, cmd: Command, received: Instant) -> bool {
+    /// A command just read: END, STOP and INFO act at once, the rest waits for the running
+    /// search and the commands queued before it.
+    fn receive(&mut self, cmd: Command, received: Instant) {
         match cmd {
-            Command::End => return false,
-            Command::Stop => {}
+            Command::End => {
+                self.closing = Some(Closing::End);
+                self.stop_search();
+            }
+            Command::Stop => self.stop_search(),
+            Command::Info { .. } if self.queue.is_empty() => self.dispatch(cmd, received),
+            _ if self.running.is_some() || !self.queue.is_empty() => {
+                self.queue.push_back((cmd, received))
+            }
+            _ => self.dispatch(cmd, received),
+        }
+    }
+
+    fn stop_search(&self) {
+        if let Some(r) = &self.running {
+            r.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Carry out one command.
+    fn dispatch(&mut self, cmd: Command, received: Instant) {
+        match cmd {
+            // Both act on arrival (`receive`) and are never queued.
+            Command::End | Command::Stop => {}
             Command::About => self.out.line(&format!(
                 "name=\"Wuzi\", version=\"{VERSION}\", author=\"The Wuzi developers\", country=\"International\""
             )),
@@ -195,9 +272,8 @@ impl Session {
             }
             Command::HashClear => self.engine.clear_hash(),
             Command::Malformed(text) => self.out.error(&text),
-            Command::Unknown(text) => self.out.line(&format!("UNKNOWN command '{text}'")),
+            Command::Unknown(text) => self.out.line(&format!("UNKNOWN command {}", quote(&text))),
         }
-        true
     }
 
     fn block(&mut self, kind: BlockKind, stones: &[StoneLine], received: Instant) {
@@ -254,9 +330,18 @@ impl Session {
     }
 
     fn think(&mut self, received: Instant, purpose: Purpose) {
+        let o = &mut self.engine.options;
+        if std::mem::take(&mut o.memory_warning) {
+            self.out.message(&format!(
+                "max_memory {} is below the {} bytes Wuzi needs: playing with the smallest hash table",
+                o.max_memory,
+                MIN_MEMORY_BYTES
+            ));
+        }
         if let Some(v) = self.engine.options.unknown_rule.take() {
             self.out.message(&format!(
-                "unknown rule '{v}': playing freestyle (known: 0, 1, 2, 4, 8, 9)"
+                "unknown rule {}: playing freestyle (known: 0, 1, 2, 4, 8, 9)",
+                quote(&v)
             ));
         }
         match self.engine.think(received) {
@@ -269,8 +354,13 @@ impl Session {
         let ThinkJob {
             mut board,
             mut searcher,
-            limits,
+            mut limits,
         } = job;
+        if self.closing == Some(Closing::End) {
+            // Received before END: answered, but by a search stopped at once.
+            limits.soft = Some(Duration::ZERO);
+            limits.hard = Some(Duration::ZERO);
+        }
         let stop = searcher.stop_flag();
         stop.store(false, Ordering::Relaxed);
         let tx = self.events.clone();
@@ -353,5 +443,56 @@ fn format_value(v: Value) -> String {
         format!("loss in {}", VALUE_MATE + v)
     } else {
         v.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufReader, Cursor};
+
+    /// Every line `read_line` finds in `data`, read through a small buffer so that lines
+    /// arrive in pieces.
+    fn read_all(data: &[u8]) -> Vec<(Read, Vec<u8>)> {
+        let mut input = BufReader::with_capacity(7, Cursor::new(data.to_vec()));
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        loop {
+            let r = read_line(&mut input, &mut buf).unwrap();
+            let eof = r == Read::Eof;
+            out.push((r, buf.clone()));
+            if eof {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn lines_are_capped_and_nothing_else_is_lost() {
+        let mut data = b"START 15\r\nBEGIN\n".to_vec();
+        data.extend(std::iter::repeat_n(b'X', MAX_LINE_BYTES + 1));
+        data.extend(b"\nTURN 1,2\n");
+        data.extend(std::iter::repeat_n(b'Y', MAX_LINE_BYTES));
+        data.extend(b"\nEND");
+        let got = read_all(&data);
+        let kinds: Vec<&Read> = got.iter().map(|(r, _)| r).collect();
+        assert_eq!(
+            kinds,
+            [
+                &Read::Line,
+                &Read::Line,
+                &Read::Overlong(MAX_LINE_BYTES + 1),
+                &Read::Line,
+                &Read::Line,
+                &Read::Line,
+                &Read::Eof
+            ]
+        );
+        assert_eq!(got[0].1, b"START 15\r");
+        assert_eq!(got[3].1, b"TURN 1,2");
+        assert_eq!(got[4].1.len(), MAX_LINE_BYTES);
+        // A last line without a newline still counts.
+        assert_eq!(got[5].1, b"END");
+        assert_eq!(read_all(b"")[0].0, Read::Eof);
     }
 }

@@ -318,7 +318,7 @@ impl Searcher {
         };
         let own_budget = total / 3;
         let refute_budget = (total - own_budget) / VCT_REFUTE_MOVES as u64;
-        let mut v = Vct::new(own_budget);
+        let mut v = Vct::stoppable(own_budget, &self.stop);
         let win = v.find_win(board, VCT_DEPTH);
         self.nodes += v.nodes();
         if let Some((p, plies)) = win {
@@ -330,7 +330,7 @@ impl Searcher {
         for (i, &m) in root.iter().enumerate() {
             if i < VCT_REFUTE_MOVES {
                 board.make_move(m.pos);
-                let mut v = Vct::new(refute_budget);
+                let mut v = Vct::stoppable(refute_budget, &self.stop);
                 let refuted = v.attacker_wins(board, VCT_DEPTH);
                 self.nodes += v.nodes();
                 board.undo();

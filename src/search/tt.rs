@@ -26,6 +26,26 @@ struct Entry {
     _pad: u8,
 }
 
+/// `n` empty entries from zeroed memory. The system hands out zeroed pages untouched, so the
+/// table costs resident memory only as the search fills it, and taking a large one is
+/// quick even inside a short first move.
+fn zeroed_entries(n: usize) -> Vec<Entry> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let layout = std::alloc::Layout::array::<Entry>(n).expect("a table size that fits memory");
+    // SAFETY: the layout is non-empty; `Entry` is `repr(C)` integers, so all-zero bytes are
+    // a valid value (its `Default`); the pointer comes from the global allocator with the
+    // layout of `n` entries, as `Vec::from_raw_parts` requires.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout).cast::<Entry>();
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Vec::from_raw_parts(ptr, n, n)
+    }
+}
+
 impl Bound {
     /// The bound a search result `value` proves in the window (`alpha`, `beta`).
     pub fn of(value: Value, alpha: Value, beta: Value) -> Bound {
@@ -86,7 +106,7 @@ impl Tt {
     pub fn new(bytes: usize) -> Tt {
         let n = Self::size_for(bytes) / std::mem::size_of::<Entry>();
         Tt {
-            entries: vec![Entry::default(); n],
+            entries: zeroed_entries(n),
             mask: n - 1,
             generation: 0,
         }
@@ -97,9 +117,12 @@ impl Tt {
         self.entries.len() * std::mem::size_of::<Entry>()
     }
 
-    /// Forget everything.
+    /// Forget everything. The table is given back and taken anew rather than written
+    /// over, so memory it no longer needs leaves the process at once.
     pub fn clear(&mut self) {
-        self.entries.iter_mut().for_each(|e| *e = Entry::default());
+        let n = self.entries.len();
+        self.entries = Vec::new();
+        self.entries = zeroed_entries(n);
         self.generation = 0;
     }
 

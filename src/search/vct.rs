@@ -11,17 +11,46 @@ use crate::pattern::Pattern4;
 use crate::rules;
 use crate::types::Pos;
 use smallvec::SmallVec;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Poll the stop flag every this many nodes.
+const POLL_NODES: u64 = 256;
 
 /// A node-limited VCT solver.
-pub struct Vct {
+pub struct Vct<'a> {
     nodes: u64,
     budget: u64,
+    /// When set, the solver gives up at its next poll.
+    stop: Option<&'a AtomicBool>,
 }
 
-impl Vct {
+impl Vct<'_> {
     /// A solver that gives up (answers "not found") after `budget` nodes.
-    pub fn new(budget: u64) -> Vct {
-        Vct { nodes: 0, budget }
+    pub fn new(budget: u64) -> Vct<'static> {
+        Vct {
+            nodes: 0,
+            budget,
+            stop: None,
+        }
+    }
+
+    /// A solver that also gives up as soon as it sees `stop` set.
+    pub fn stoppable(budget: u64, stop: &AtomicBool) -> Vct<'_> {
+        Vct {
+            nodes: 0,
+            budget,
+            stop: Some(stop),
+        }
+    }
+
+    /// Count a node; a stop request seen here spends the rest of the budget.
+    fn visit(&mut self) {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(POLL_NODES)
+            && self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+        {
+            self.budget = 0;
+        }
     }
 
     /// Nodes visited so far.
@@ -72,7 +101,7 @@ impl Vct {
 
     /// Plies to the attacker's five (the side to move attacks), if it wins.
     fn attack(&mut self, board: &mut Board, depth: i32) -> Option<i32> {
-        self.nodes += 1;
+        self.visit();
         if self.exhausted() {
             return None;
         }
@@ -111,7 +140,7 @@ impl Vct {
     /// The defender is to move after a threat: plies to the attacker's five if every
     /// answer still loses (the longest of them).
     fn defend(&mut self, board: &mut Board, depth: i32) -> Option<i32> {
-        self.nodes += 1;
+        self.visit();
         if self.exhausted() {
             return None;
         }
