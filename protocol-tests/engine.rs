@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::output_rules::is_chatter;
 use crate::pattern::Pattern;
-use crate::transcript::is_chatter;
 use crate::CONTEXT_LINES;
 
 #[derive(Debug, Clone)]
@@ -37,9 +37,13 @@ pub(crate) struct Engine {
 }
 
 impl Engine {
+    /// Starts the engine in `dir`: the `pbrain-wuzi` of this build, or the program named
+    /// by the `WUZI_ENGINE` environment variable (to hold another build, or another
+    /// engine, to the same tests).
     pub(crate) fn spawn(dir: &Path) -> Result<Engine, String> {
-        let exe = env!("CARGO_BIN_EXE_pbrain-wuzi");
-        let mut child = Command::new(exe)
+        let exe = std::env::var("WUZI_ENGINE")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_pbrain-wuzi").to_string());
+        let mut child = Command::new(&exe)
             .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

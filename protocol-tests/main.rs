@@ -1,7 +1,8 @@
 //! Protocol transcript tests: every `protocol-tests/transcripts/*.txt` is played against
 //! the `pbrain-wuzi` binary over pipes, interactively, the way a Gomocup manager talks to
 //! a brain. Plain `std` only. This file is the runner; `engine.rs` drives the child
-//! process, `transcript.rs` reads the transcript language, `pattern.rs` is the regex.
+//! process, `transcript.rs` reads the transcript language, `pattern.rs` is the regex,
+//! `output_rules.rs` the rules every output line must follow.
 //!
 //! # Transcript format
 //!
@@ -50,6 +51,7 @@
 //! `WUZI_PROTO_JOBS=n` sets the parallelism (default 2).
 
 mod engine;
+mod output_rules;
 mod pattern;
 mod transcript;
 
@@ -60,8 +62,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use engine::{describe_exit, Engine};
+use output_rules::{line_format_error, output_format};
 use pattern::Pattern;
-use transcript::{line_format_error, output_format, parse_transcript, substitute, unescape, Step};
+use transcript::{parse_transcript, substitute, unescape, Step};
 
 /// How long one expected line may take.
 const REPLY_TIMEOUT: Duration = Duration::from_secs(20);

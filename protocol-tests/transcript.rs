@@ -1,5 +1,4 @@
-//! Transcript lines: parsing, `>` escapes, `${NAME}` variables, and the rules every
-//! engine output line must follow.
+//! Transcript lines: parsing, `>` escapes and `${NAME}` variables.
 
 use std::collections::HashMap;
 
@@ -163,36 +162,6 @@ pub(crate) fn unescape(s: &str) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// Why an engine stdout line breaks the output rules, if it does.
-pub(crate) fn line_format_error(line: &str, terminated: bool, format: &Pattern) -> Option<String> {
-    if !terminated {
-        Some("last line not terminated by a newline".into())
-    } else if line.is_empty() {
-        Some("empty line".into())
-    } else if line.contains('\r') {
-        Some("line contains a CR".into())
-    } else if let Some(c) = line.chars().find(|c| !(' '..='~').contains(c)) {
-        Some(format!("line contains {c:?}, not printable ASCII"))
-    } else if line.ends_with(|c: char| c.is_whitespace()) {
-        Some("trailing whitespace".into())
-    } else if !format.is_match(line) {
-        Some("not a protocol line (no known keyword, not a move list)".into())
-    } else {
-        None
-    }
-}
-
-pub(crate) fn output_format() -> Pattern {
-    Pattern::new(
-        "OK|SWAP|(ERROR|UNKNOWN|MESSAGE|DEBUG) .+|FORBID (\\d{4})*\\.|name=.*|\\d+,\\d+( \\d+,\\d+)*",
-    )
-    .expect("output format pattern")
-}
-
-pub(crate) fn is_chatter(line: &str) -> bool {
-    line.starts_with("MESSAGE ") || line.starts_with("DEBUG ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,45 +228,5 @@ mod tests {
         assert_eq!(substitute("${A} ${A}", &vars).unwrap(), "3,4 3,4");
         assert!(substitute("${B}", &vars).is_err());
         assert!(substitute("${A", &vars).is_err());
-    }
-
-    #[test]
-    fn output_rules() {
-        let f = output_format();
-        let ok = |l: &str| line_format_error(l, true, &f).is_none();
-        for good in [
-            "OK",
-            "SWAP",
-            "7,7",
-            "10,11",
-            "1,2 3,4 5,6",
-            "ERROR bad size",
-            "UNKNOWN FOO 1 2",
-            "MESSAGE hello",
-            "DEBUG x",
-            "FORBID .",
-            "FORBID 07070808.",
-            "name=\"Wuzi\", version=\"0.1.0\"",
-        ] {
-            assert!(ok(good), "{good:?} should pass");
-        }
-        for bad in [
-            "",
-            "7,7 ",
-            "7,7\r",
-            "7, 7",
-            "7,7  8,8",
-            "OK - ready",
-            "MESSAGE",
-            "MESSAGE ",
-            "ok",
-            "FORBID 0707",
-            "FORBID 070.",
-            "SUGGEST 7,7",
-            "Wuzi 0.1 ready",
-        ] {
-            assert!(!ok(bad), "{bad:?} should fail");
-        }
-        assert!(line_format_error("7,7", false, &f).is_some());
     }
 }
