@@ -8,6 +8,7 @@ pub mod eval;
 pub mod movegen;
 pub mod pattern;
 pub mod protocol;
+pub mod records;
 pub mod rules;
 pub mod search;
 pub mod types;

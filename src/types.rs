@@ -110,6 +110,17 @@ impl Rule {
         }
     }
 
+    /// The rule's `INFO rule` value (renju as 4).
+    pub fn protocol(self) -> i64 {
+        match self {
+            Rule::Freestyle => 0,
+            Rule::Standard => 1,
+            Rule::Renju => 4,
+            Rule::Caro => 8,
+            Rule::CaroExact => 9,
+        }
+    }
+
     /// Index into per-rule tables.
     pub fn idx(self) -> usize {
         self as usize
