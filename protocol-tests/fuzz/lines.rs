@@ -333,6 +333,8 @@ pub fn hostile(rng: &mut Rng, g: &Game) -> Vec<Vec<u8>> {
                 &["4,15", "15,33", "-1,20", "20", "20,20,20", "x,y", ""]
             )
         )),
+        // BEGIN is refused only once a stone is down.
+        8 if g.stones.is_empty() => one("ABOUT".to_string()),
         8 => one(pick(
             rng,
             &[
@@ -410,14 +412,31 @@ pub fn chaos(rng: &mut Rng, g: &Game) -> Vec<Vec<u8>> {
     };
     if chance(rng, 20) {
         mutate(rng, &mut lines);
-        // A mutation must not end the session: the session decides when it ends.
-        for line in &mut lines {
-            if first_word(line) == "END" {
-                *line = garbage(rng);
-            }
+    }
+    // The session decides when it ends, and its searches stay short: no END, and no
+    // per-move limit over 100 ms (chaos has searches start at any time, so a long limit
+    // could not be taken back before one runs).
+    for line in &mut lines {
+        if first_word(line) == "END" || long_turn_limit(line) {
+            *line = garbage(rng);
         }
     }
     lines
+}
+
+/// `INFO timeout_turn N` with N over 100 (or not a number the engine reads as one).
+fn long_turn_limit(line: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(line);
+    let mut words = text.split_whitespace();
+    let info = words.next().is_some_and(|w| w.eq_ignore_ascii_case("INFO"));
+    let key = words
+        .next()
+        .is_some_and(|w| w.eq_ignore_ascii_case("timeout_turn"));
+    info && key
+        && words
+            .next()
+            .and_then(|v| v.parse::<i64>().ok())
+            .is_some_and(|v| v > 100)
 }
 
 /// Flip, drop, insert or duplicate bytes in one of `lines`, or cut it short.
@@ -454,4 +473,7 @@ pub fn self_check() {
     for _ in 0..10_000 {
         assert!(!could_be_command(&garbage(&mut rng)));
     }
+    assert!(long_turn_limit(b"info  TIMEOUT_TURN 2000000 x"));
+    assert!(!long_turn_limit(b"INFO timeout_turn 50"));
+    assert!(!long_turn_limit(b"INFO timeout_match 2000000"));
 }
