@@ -178,7 +178,7 @@ impl Engine {
         }
     }
 
-    /// Received lines other than MESSAGE/DEBUG that no `<` line consumed.
+    /// Received reply lines (not MESSAGE/DEBUG/INFO) that no `<` line consumed.
     pub(crate) fn unconsumed_replies(&self) -> Vec<&str> {
         self.pending
             .iter()
@@ -187,7 +187,7 @@ impl Engine {
             .collect()
     }
 
-    /// The next line that is not MESSAGE/DEBUG.
+    /// The next reply line (not MESSAGE/DEBUG/INFO).
     pub(crate) fn next_reply(&mut self, timeout: Duration) -> Result<Received, String> {
         let deadline = Instant::now() + timeout;
         loop {
@@ -202,7 +202,8 @@ impl Engine {
         }
     }
 
-    /// The first MESSAGE line matching `pat`, which must come before any reply line.
+    /// The first MESSAGE or INFO line matching `pat`, which must come before any reply
+    /// line.
     pub(crate) fn next_message(
         &mut self,
         pat: &Pattern,
@@ -219,7 +220,7 @@ impl Engine {
                     ));
                 }
                 let line = self.pending.pop_front().unwrap();
-                if line.text.starts_with("MESSAGE ") {
+                if !line.text.starts_with("DEBUG ") {
                     if pat.is_match(&line.text) {
                         return Ok(line.text);
                     }

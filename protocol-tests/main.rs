@@ -12,13 +12,13 @@
 //! | --- | --- |
 //! | `# text`, blank | comment |
 //! | `> text` | send `text` + `\n` to the engine (a lone `>` sends an empty line) |
-//! | `< text` | the next engine line that is not `MESSAGE `/`DEBUG ` must equal `text` |
+//! | `< text` | the next engine line that is not `MESSAGE `/`DEBUG `/`INFO ` must equal `text` |
 //! | `<~ pattern` | same, but the whole line must match `pattern` (see below) |
-//! | `<msg pattern` | a `MESSAGE ` line matching `pattern` (whole line, `MESSAGE ` included) must arrive before the next non-MESSAGE/DEBUG line; non-matching MESSAGE lines are skipped |
+//! | `<msg pattern` | a `MESSAGE ` or `INFO ` line matching `pattern` (whole line, keyword included) must arrive before the next reply line; non-matching ones are skipped |
 //! | `! eof` | close the engine's stdin |
 //! | `! exits-within MS` | the engine must exit (successfully) within MS ms from now |
 //! | `! sleep MS` | wait MS ms (output keeps being collected) |
-//! | `! no-output MS` | no line other than MESSAGE/DEBUG may arrive (or be pending) within MS ms |
+//! | `! no-output MS` | no line other than MESSAGE/DEBUG/INFO may arrive (or be pending) within MS ms |
 //! | `! reply-within MS` | the line matched by the next `<`/`<~` must have arrived at most MS ms after the last `>` line was sent |
 //! | `! save NAME` | remember the line matched by the last `<`/`<~` as `${NAME}` |
 //! | `! max-rss-mb N` | the engine's resident memory (Linux `/proc`) must be at most N MiB now |
@@ -41,7 +41,7 @@
 //! # Checks made on every transcript
 //!
 //! After the last line the harness closes stdin (unless the engine already exited),
-//! waits up to 5 s for a successful exit, and fails if any further non-MESSAGE/DEBUG line
+//! waits up to 5 s for a successful exit, and fails if any further reply line (not MESSAGE/DEBUG/INFO)
 //! was printed. Every stdout line must be non-empty, end in `\n`, carry no CR or trailing
 //! blank, be printable ASCII and have one of the forms `OK`, `SWAP`, `ERROR …`, `UNKNOWN …`, `MESSAGE …`,
 //! `DEBUG …`, `FORBID xxyy….`, `name=…` or `x,y[ x,y…]`. A death by signal, a non-zero

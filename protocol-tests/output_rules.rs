@@ -33,13 +33,17 @@ pub(crate) fn line_format_error(line: &str, terminated: bool, format: &Pattern) 
 
 pub(crate) fn output_format() -> Pattern {
     Pattern::new(
-        "OK|SWAP|(ERROR|UNKNOWN|MESSAGE|DEBUG) .+|FORBID (\\d{4})*\\.|name=.*|\\d+,\\d+( \\d+,\\d+)*",
+        "OK|SWAP|(ERROR|UNKNOWN|MESSAGE|DEBUG|INFO) .+|FORBID (\\d{4})*\\.|name=.*|\\d+,\\d+( \\d+,\\d+)*",
     )
     .expect("output format pattern")
 }
 
+/// Information lines (`MESSAGE`, `DEBUG`, and Yixin-Board's `INFO` detail blocks), which
+/// a manager shows or logs but never takes for a reply.
 pub(crate) fn is_chatter(line: &str) -> bool {
-    line.starts_with("MESSAGE ") || line.starts_with("DEBUG ")
+    ["MESSAGE ", "DEBUG ", "INFO "]
+        .iter()
+        .any(|k| line.starts_with(k))
 }
 
 #[cfg(test)]

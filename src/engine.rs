@@ -40,8 +40,12 @@ pub struct Options {
     /// Set when `INFO max_memory` is below what the engine needs; reported at the next
     /// think.
     pub memory_warning: bool,
-    /// Print per-iteration MESSAGE lines.
+    /// Print per-iteration MESSAGE lines (`INFO show_detail` other than 0).
     pub show_detail: bool,
+    /// Yixin-Board's realtime stream of root moves (`show_detail` bit 1).
+    pub realtime: bool,
+    /// Yixin-Board's per-depth `INFO` blocks (`show_detail` bit 2).
+    pub detail: bool,
 }
 
 impl Default for Options {
@@ -56,6 +60,8 @@ impl Default for Options {
             unknown_rule: None,
             memory_warning: false,
             show_detail: true,
+            realtime: false,
+            detail: false,
         }
     }
 }
@@ -145,6 +151,8 @@ pub struct Engine {
     /// `None` until the first think (so that the INFO lines sent after START size its
     /// table) and while a `ThinkJob` holds it.
     searcher: Option<Searcher>,
+    /// Root moves the searches leave out (YXBLOCK), until YXBLOCKRESET or a new game.
+    excluded: Vec<Pos>,
 }
 
 impl Default for Engine {
@@ -161,6 +169,7 @@ impl Engine {
             me: None,
             searcher: None,
             options: Options::default(),
+            excluded: Vec::new(),
         }
     }
 
@@ -174,6 +183,7 @@ impl Engine {
         let board = Board::new(width, height, self.options.rule)?;
         self.board = Some(board);
         self.me = None;
+        self.excluded.clear();
         if let Some(s) = self.searcher.as_mut() {
             s.clear();
         }
@@ -324,11 +334,12 @@ impl Engine {
         let mut limits = Limits {
             max_depth: self.options.max_depth,
             max_nodes: self.options.max_nodes,
+            excluded: self.excluded.clone(),
             ..Limits::default()
         };
         if self.options.time.instant() {
             limits.max_depth = Some(1);
-        } else {
+        } else if !self.options.time.unlimited() {
             let budget = self.options.time.budget(board.empty_count());
             let spent = received.elapsed();
             limits.soft = Some(budget.soft.saturating_sub(spent));
@@ -356,6 +367,25 @@ impl Engine {
     /// Hand the searcher back without playing (SWAP2 analysis).
     pub fn return_searcher(&mut self, searcher: Searcher) {
         self.searcher = Some(searcher);
+    }
+
+    /// YXBLOCK: leave these cells out of the root moves of later searches.
+    pub fn exclude(&mut self, cells: &[Pos]) {
+        for &p in cells {
+            if !self.excluded.contains(&p) {
+                self.excluded.push(p);
+            }
+        }
+    }
+
+    /// YXBLOCKUNDO: search these cells again.
+    pub fn include(&mut self, cells: &[Pos]) {
+        self.excluded.retain(|p| !cells.contains(p));
+    }
+
+    /// YXBLOCKRESET: no cell is left out.
+    pub fn include_all(&mut self) {
+        self.excluded.clear();
     }
 
     /// Clear the hash table (YXHASHCLEAR).

@@ -26,6 +26,29 @@ const COMMANDS: &[&str] = &[
     "YXSHOWINFO",
     "YXHASHCLEAR",
     "DONE",
+    "YXNBEST",
+    "YXSEARCHDEFEND",
+    "YXBALANCEONE",
+    "YXBALANCETWO",
+    "YXBLOCK",
+    "YXBLOCKUNDO",
+    "YXBLOCKRESET",
+    // Yixin-Board commands whose x,y lines up to DONE the engine skips.
+    "YXQUERYDATABASEALL",
+    "YXQUERYDATABASEALLT",
+    "YXQUERYDATABASEONE",
+    "YXQUERYDATABASETEXT",
+    "YXEDITLABELDATABASE",
+    "YXEDITTEXTDATABASE",
+    "YXEDITTVDDATABASE",
+    "YXDELETEDATABASEONE",
+    "YXDELETEDATABASEALL",
+    "YXSETBESTMOVEDATABASE",
+    "YXCLEARBESTMOVEDATABASE",
+    "YXBLOCKPATH",
+    "YXBLOCKPATHUNDO",
+    "YXSOOSORVSTEP3",
+    "YXSOOSORVSTEP5",
 ];
 
 /// What the fuzzer knows of the game it is hostile to.
@@ -256,6 +279,33 @@ fn rejected_block(rng: &mut Rng, g: &Game) -> Vec<Vec<u8>> {
     lines
 }
 
+/// A Yixin-Board command the engine does not support, with the cells it sends and other
+/// lines up to DONE: all skipped with it.
+fn skipped_block(rng: &mut Rng, g: &Game) -> Vec<Vec<u8>> {
+    let head = *pick(
+        rng,
+        &[
+            "yxquerydatabaseallt",
+            "YXSETBESTMOVEDATABASE",
+            "yxblockpath",
+        ],
+    );
+    let mut lines = vec![head.as_bytes().to_vec()];
+    for _ in 0..rng.range(0, 5) {
+        let line = match rng.range(0, 3) {
+            0 => garbage(rng),
+            1 => b"TURN 1,1".to_vec(),
+            _ => {
+                let (x, y) = g.empty_cell(rng);
+                format!("{x},{y}").into_bytes()
+            }
+        };
+        lines.push(line);
+    }
+    lines.push(b"done".to_vec());
+    lines
+}
+
 /// INFO lines whose values are odd but must not change the game position. The session
 /// resets the time and memory options afterwards.
 fn odd_info(rng: &mut Rng) -> String {
@@ -346,12 +396,16 @@ pub fn hostile(rng: &mut Rng, g: &Game) -> Vec<Vec<u8>> {
                 "STOP",
                 "YXSTOP",
                 "SUGGEST 7,7",
-                "YXNBEST 3",
-                "YXQUERYDATABASEALL",
+                "YXNBEST 0",
+                "YXNBEST many",
+                "YXBALANCEONE x",
+                "YXBLOCKRESET",
+                "YXSHOWHASHUSAGE",
                 "HELLO WORLD",
             ],
         )
         .to_string()),
+        9 if chance(rng, 20) => skipped_block(rng, g),
         9 => rejected_block(rng, g),
         10 => one(odd_info(rng)),
         11 => vec![Vec::new()],
@@ -373,8 +427,32 @@ pub fn hostile(rng: &mut Rng, g: &Game) -> Vec<Vec<u8>> {
 /// Anything: valid commands of every kind (new games, moves, positions, rules), hostile
 /// lines, and random mutations of both.
 pub fn chaos(rng: &mut Rng, g: &Game) -> Vec<Vec<u8>> {
-    let mut lines = match rng.range(0, 12) {
+    let mut lines = match rng.range(0, 13) {
         0 => vec![format!("START {}", rng.range(3, 34)).into_bytes()],
+        12 => {
+            // Yixin-Board's analysis commands and root-move exclusion.
+            let word = *pick(
+                rng,
+                &[
+                    "YXNBEST 2",
+                    "YXSEARCHDEFEND",
+                    "YXBALANCEONE 0",
+                    "YXBALANCETWO 30",
+                    "YXBLOCK",
+                    "YXBLOCKUNDO",
+                ],
+            );
+            let mut lines = vec![word.as_bytes().to_vec()];
+            if word.starts_with("YXBLOCK") {
+                for _ in 0..rng.range(0, 4) {
+                    let x = rng.range(0, g.width as u64) as i64;
+                    let y = rng.range(0, g.height as u64) as i64;
+                    lines.push(format!("{x},{y}").into_bytes());
+                }
+                lines.push(b"DONE".to_vec());
+            }
+            lines
+        }
         1 => vec![format!("RECTSTART {},{}", rng.range(4, 33), rng.range(4, 33)).into_bytes()],
         2 => vec![b"RESTART".to_vec()],
         3 => vec![b"BEGIN".to_vec()],

@@ -1,5 +1,6 @@
-//! Parsing manager lines into commands. Multi-line commands (BOARD, YXBOARD, SWAP2BOARD)
-//! are collected here until their DONE line.
+//! Parsing manager lines into commands. Multi-line commands (BOARD, YXBOARD, SWAP2BOARD,
+//! YXBLOCK, and Yixin-Board's commands that Wuzi does not support but whose lines must not
+//! be taken for commands) are collected here until their DONE line.
 
 use super::quote::quote;
 
@@ -17,7 +18,44 @@ pub enum BlockKind {
     Board,
     YxBoard,
     Swap2Board,
+    /// YXBLOCK: root moves to leave out.
+    Exclude,
+    /// YXBLOCKUNDO: root moves to search again.
+    Include,
+    /// A command Wuzi does not support, whose `x,y` lines up to DONE are skipped.
+    Skipped(&'static str),
 }
+
+impl BlockKind {
+    /// Lines of two numbers (`x,y`, no field) belong to this block.
+    fn takes_cells(self) -> bool {
+        matches!(
+            self,
+            BlockKind::Swap2Board | BlockKind::Exclude | BlockKind::Include
+        )
+    }
+}
+
+/// Yixin-Board commands that send a position or a list of cells, one `x,y` a line, up to
+/// DONE: their database family, block paths and the old Yixin opening steps. Wuzi does not
+/// support them; their lines are skipped with them.
+const SKIPPED_BLOCKS: &[&str] = &[
+    "YXQUERYDATABASEALL",
+    "YXQUERYDATABASEALLT",
+    "YXQUERYDATABASEONE",
+    "YXQUERYDATABASETEXT",
+    "YXEDITLABELDATABASE",
+    "YXEDITTEXTDATABASE",
+    "YXEDITTVDDATABASE",
+    "YXDELETEDATABASEONE",
+    "YXDELETEDATABASEALL",
+    "YXSETBESTMOVEDATABASE",
+    "YXCLEARBESTMOVEDATABASE",
+    "YXBLOCKPATH",
+    "YXBLOCKPATHUNDO",
+    "YXSOOSORVSTEP3",
+    "YXSOOSORVSTEP5",
+];
 
 /// A complete command from the manager.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,11 +94,28 @@ pub enum Command {
     ShowForbid,
     ShowInfo,
     HashClear,
+    /// YXNBEST n: the n best moves, then the best played.
+    NBest(usize),
+    /// YXSEARCHDEFEND: every root move's value, then the best played.
+    SearchDefend,
+    /// YXBALANCEONE b (`two` false) or YXBALANCETWO b: the move (or move and reply)
+    /// after which the position is worth closest to `bias` for the side to move.
+    Balance {
+        two: bool,
+        bias: i32,
+    },
+    /// YXBLOCKRESET: no root move left out any more.
+    IncludeAll,
+    /// A block command Wuzi does not support, whose lines were skipped.
+    Unsupported(&'static str),
     /// A known command with arguments we cannot read: reply `ERROR <text>`.
     Malformed(String),
     /// Not a command we know: reply `UNKNOWN <text>`.
     Unknown(String),
 }
+
+/// Moves YXNBEST lists when it gives no number (Yixin-Board's default).
+const DEFAULT_NBEST: usize = 3;
 
 /// Turns lines into commands, holding a block open until DONE.
 #[derive(Default)]
@@ -79,17 +134,24 @@ impl Parser {
             }
             let upper = line.to_ascii_uppercase();
             if upper == "DONE" {
-                return Some(Command::Block {
-                    kind,
-                    stones,
-                    errors,
+                return Some(match kind {
+                    BlockKind::Skipped(name) => Command::Unsupported(name),
+                    _ => Command::Block {
+                        kind,
+                        stones,
+                        errors,
+                    },
                 });
             }
             if upper == "END" {
                 return Some(Command::End);
             }
+            if let BlockKind::Skipped(_) = kind {
+                self.block = Some((kind, stones, errors));
+                return None;
+            }
             match parse_numbers(line) {
-                Some(n) if n.len() == 3 || (n.len() == 2 && kind == BlockKind::Swap2Board) => {
+                Some(n) if n.len() == 3 || (n.len() == 2 && kind.takes_cells()) => {
                     stones.push(StoneLine {
                         x: n[0],
                         y: n[1],
@@ -112,6 +174,10 @@ impl Parser {
             None => (line, ""),
         };
         let word = word.to_ascii_uppercase();
+        if let Some(&name) = SKIPPED_BLOCKS.iter().find(|&&s| s == word) {
+            self.block = Some((BlockKind::Skipped(name), Vec::new(), Vec::new()));
+            return None;
+        }
         let cmd = match word.as_str() {
             "START" => match rest
                 .split_whitespace()
@@ -150,15 +216,38 @@ impl Parser {
                 }
                 None => Command::Malformed(format!("{word} needs x,y, got {}", quote(rest))),
             },
-            "BOARD" | "YXBOARD" | "SWAP2BOARD" => {
+            "BOARD" | "YXBOARD" | "SWAP2BOARD" | "YXBLOCK" | "YXBLOCKUNDO" => {
                 let kind = match word.as_str() {
                     "BOARD" => BlockKind::Board,
                     "YXBOARD" => BlockKind::YxBoard,
-                    _ => BlockKind::Swap2Board,
+                    "SWAP2BOARD" => BlockKind::Swap2Board,
+                    "YXBLOCK" => BlockKind::Exclude,
+                    _ => BlockKind::Include,
                 };
                 self.block = Some((kind, Vec::new(), Vec::new()));
                 return None;
             }
+            "YXNBEST" => match rest.split_whitespace().next().map(str::parse::<usize>) {
+                Some(Ok(n)) if n > 0 => Command::NBest(n),
+                None => Command::NBest(DEFAULT_NBEST),
+                _ => Command::Malformed(format!(
+                    "YXNBEST needs a number of moves, got {}",
+                    quote(rest)
+                )),
+            },
+            "YXSEARCHDEFEND" => Command::SearchDefend,
+            "YXBALANCEONE" | "YXBALANCETWO" => {
+                let two = word == "YXBALANCETWO";
+                match rest.split_whitespace().next().map(str::parse::<i32>) {
+                    Some(Ok(bias)) => Command::Balance { two, bias },
+                    None => Command::Balance { two, bias: 0 },
+                    _ => Command::Malformed(format!(
+                        "{word} needs a bias value, got {}",
+                        quote(rest)
+                    )),
+                }
+            }
+            "YXBLOCKRESET" => Command::IncludeAll,
             "INFO" => {
                 let (key, value) = match rest.find(char::is_whitespace) {
                     Some(i) => (&rest[..i], rest[i..].trim()),

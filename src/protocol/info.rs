@@ -21,7 +21,12 @@ pub fn apply(engine: &mut Engine, key: &str, value: &str) {
         ("hash_size", Some(v)) => o.hash_kb = (v > 0).then_some(v as u64),
         ("max_depth", Some(v)) => o.max_depth = (v > 0).then_some(v.min(1000) as i32),
         ("max_node", Some(v)) => o.max_nodes = (v > 0).then_some(v as u64),
-        ("show_detail", Some(v)) => o.show_detail = v != 0,
+        // 0 silences; bit 1 adds Yixin-Board's realtime stream, bit 2 its INFO blocks.
+        ("show_detail", Some(v)) => {
+            o.show_detail = v != 0;
+            o.realtime = v & 1 != 0;
+            o.detail = v & 2 != 0;
+        }
         ("rule", _) => match int.and_then(Rule::from_protocol) {
             Some(rule) => {
                 o.unknown_rule = None;
@@ -32,8 +37,10 @@ pub fn apply(engine: &mut Engine, key: &str, value: &str) {
                 engine.set_rule(Rule::Freestyle);
             }
         },
-        // game_type, folder, thread_num, time_increment, pondering, evaluate, ...: accepted
-        // and not needed.
+        // game_type, folder, thread_num (one search thread for now), time_increment,
+        // caution_factor (the move generator picks its own candidates), pondering (no
+        // thinking on the opponent's time), strength (full strength always), evaluate, ...:
+        // accepted and not needed.
         _ => {}
     }
 }

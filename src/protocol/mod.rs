@@ -2,18 +2,21 @@
 //! them into commands, answers them, and runs searches on a worker thread. Commands that
 //! arrive while a search runs are queued (INFO, STOP and END act at once).
 
+mod balance;
 pub mod command;
 mod info;
 pub mod output;
 mod quote;
+mod report;
 mod swap2;
 
 use crate::engine::{Engine, GameError, Owner, ThinkJob, MIN_MEMORY_BYTES};
-use crate::search::{IterationReport, Observer, SearchResult, Searcher};
-use crate::types::{Pos, Value, VALUE_MATE, VALUE_MATE_BOUND};
+use crate::search::{SearchResult, Searcher};
+use crate::types::{Pos, Value};
 use command::{BlockKind, Command, Parser, StoneLine};
 use output::Output;
 use quote::quote;
+use report::Reporter;
 use std::collections::VecDeque;
 use std::io::BufRead;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,7 +39,8 @@ enum Event {
     /// A line over `MAX_LINE_BYTES`, with its length.
     Overlong(usize, Instant),
     Eof,
-    Done(Box<SearchResult>, Searcher, Purpose),
+    /// A search ended: its result, the searcher back, and what it was for.
+    Done(Box<(SearchResult, Searcher, Purpose)>),
 }
 
 /// How the session is coming to an end.
@@ -52,7 +56,15 @@ enum Closing {
 /// What a running search will answer.
 #[derive(Clone, Copy, Debug)]
 enum Purpose {
+    /// A move, played on the engine's board (BEGIN, TURN, BOARD, YXNBEST, YXSEARCHDEFEND).
     Move,
+    /// YXBALANCEONE (`two` false) or YXBALANCETWO; `first` is the move the second search
+    /// of YXBALANCETWO answers.
+    Balance {
+        bias: Value,
+        two: bool,
+        first: Option<Pos>,
+    },
     Swap2(swap2::Stage),
 }
 
@@ -69,6 +81,11 @@ struct Session {
     running: Option<Running>,
     queue: VecDeque<(Command, Instant)>,
     closing: Option<Closing>,
+    /// STOP arrived during the current think command (a second search it needs stops at
+    /// once too).
+    stopped: bool,
+    /// When the last search ended.
+    search_ended: Instant,
 }
 
 /// Run the protocol on `input` / `output` until END or end of input.
@@ -90,6 +107,8 @@ pub fn run<R: BufRead + Send + 'static>(input: R, out: Output) {
         running: None,
         queue: VecDeque::new(),
         closing: None,
+        stopped: false,
+        search_ended: Instant::now(),
     };
     s.event_loop(rx);
 }
@@ -164,7 +183,8 @@ impl Session {
                 let Some((cmd, t)) = self.queue.pop_front() else {
                     break;
                 };
-                self.dispatch(cmd, t);
+                // Time spent queued behind another search is not this command's.
+                self.dispatch(cmd, t.max(self.search_ended));
             }
             if self.running.is_none() && self.closing.is_some() {
                 return;
@@ -188,9 +208,11 @@ impl Session {
                         self.receive(cmd, t);
                     }
                 }
-                Event::Done(result, searcher, purpose) => {
+                Event::Done(done) => {
+                    let (result, searcher, purpose) = *done;
                     self.running = None;
-                    self.finish(*result, searcher, purpose);
+                    self.search_ended = Instant::now();
+                    self.finish(result, searcher, purpose);
                 }
             }
         }
@@ -204,7 +226,10 @@ impl Session {
                 self.closing = Some(Closing::End);
                 self.stop_search();
             }
-            Command::Stop => self.stop_search(),
+            Command::Stop => {
+                self.stopped = true;
+                self.stop_search();
+            }
             Command::Info { .. } if self.queue.is_empty() => self.dispatch(cmd, received),
             _ if self.running.is_some() || !self.queue.is_empty() => {
                 self.queue.push_back((cmd, received))
@@ -236,11 +261,11 @@ impl Session {
                 Err(e) => self.out.error(&e.to_string()),
             },
             Command::Begin => match self.engine.check_begin() {
-                Ok(()) => self.think(received, Purpose::Move),
+                Ok(()) => self.think(received, Purpose::Move, 1),
                 Err(e) => self.out.error(&e.to_string()),
             },
             Command::Turn { x, y } => match self.engine.play_opponent(x, y) {
-                Ok(_) => self.think(received, Purpose::Move),
+                Ok(_) => self.think(received, Purpose::Move, 1),
                 Err(e) => self.out.error(&format!("TURN {x},{y}: {e}")),
             },
             Command::Play { x, y } => match self.engine.play_own(x, y) {
@@ -271,6 +296,21 @@ impl Session {
                 self.out.message("INFO MAX_HASH_SIZE 20");
             }
             Command::HashClear => self.engine.clear_hash(),
+            Command::NBest(n) => self.think(received, Purpose::Move, n),
+            Command::SearchDefend => self.think(received, Purpose::Move, usize::MAX),
+            Command::Balance { two, bias } => {
+                let purpose = Purpose::Balance {
+                    bias,
+                    two,
+                    first: None,
+                };
+                self.think(received, purpose, usize::MAX)
+            }
+            Command::IncludeAll => self.engine.include_all(),
+            Command::Unsupported(name) => self.out.line(&format!(
+                "UNKNOWN command {} is not supported (its lines were skipped)",
+                quote(name)
+            )),
             Command::Malformed(text) => self.out.error(&text),
             Command::Unknown(text) => self.out.line(&format!("UNKNOWN command {}", quote(&text))),
         }
@@ -288,6 +328,21 @@ impl Session {
             self.out.error(&GameError::NoGame.to_string());
             return;
         };
+        if let BlockKind::Exclude | BlockKind::Include = kind {
+            let mut cells = Vec::new();
+            for s in stones {
+                match board.pos_at(s.x, s.y) {
+                    Ok(p) => cells.push(p),
+                    Err(e) => self.out.error(&e.to_string()),
+                }
+            }
+            if kind == BlockKind::Exclude {
+                self.engine.exclude(&cells);
+            } else {
+                self.engine.include(&cells);
+            }
+            return;
+        }
         let mut list: Vec<(Pos, Owner)> = Vec::new();
         for s in stones {
             let owner = match s.field {
@@ -314,7 +369,7 @@ impl Session {
         match self.engine.set_position(&list) {
             Ok(()) => {
                 if kind == BlockKind::Board {
-                    self.think(received, Purpose::Move);
+                    self.think(received, Purpose::Move, 1);
                 }
             }
             Err(e) => self.out.error(&e.to_string()),
@@ -329,7 +384,10 @@ impl Session {
         }
     }
 
-    fn think(&mut self, received: Instant, purpose: Purpose) {
+    /// Start a search of the game's position for `purpose`, finding the best `multipv`
+    /// root moves (1: just the best).
+    fn think(&mut self, received: Instant, purpose: Purpose, multipv: usize) {
+        self.stopped = false;
         let o = &mut self.engine.options;
         if std::mem::take(&mut o.memory_warning) {
             self.out.message(&format!(
@@ -345,7 +403,15 @@ impl Session {
             ));
         }
         match self.engine.think(received) {
-            Ok(job) => self.spawn(job, purpose),
+            Ok(mut job) => {
+                job.limits.multipv = multipv;
+                if let Purpose::Balance { two: true, .. } = purpose {
+                    // Two searches share the move's time.
+                    job.limits.soft = job.limits.soft.map(|t| t / 2);
+                    job.limits.hard = job.limits.hard.map(|t| t / 2);
+                }
+                self.spawn(job, purpose)
+            }
             Err(e) => self.out.error(&e.to_string()),
         }
     }
@@ -356,24 +422,22 @@ impl Session {
             mut searcher,
             mut limits,
         } = job;
-        if self.closing == Some(Closing::End) {
-            // Received before END: answered, but by a search stopped at once.
+        if self.closing == Some(Closing::End) || self.stopped {
+            // Received before END (or the second search of a command that was stopped):
+            // answered, but by a search stopped at once.
             limits.soft = Some(Duration::ZERO);
             limits.hard = Some(Duration::ZERO);
         }
         let stop = searcher.stop_flag();
         stop.store(false, Ordering::Relaxed);
         let tx = self.events.clone();
-        let mut observer = MessageObserver {
-            out: self.out.clone(),
-            show: self.engine.options.show_detail,
-        };
+        let mut observer = Reporter::new(self.out.clone(), &self.engine.options);
         let spawned = thread::Builder::new()
             .name("search".into())
             .stack_size(SEARCH_STACK_BYTES)
             .spawn(move || {
                 let r = searcher.search(&mut board, limits, &mut observer);
-                let _ = tx.send(Event::Done(Box::new(r), searcher, purpose));
+                let _ = tx.send(Event::Done(Box::new((r, searcher, purpose))));
             });
         match spawned {
             Ok(_) => self.running = Some(Running { stop }),
@@ -384,22 +448,28 @@ impl Session {
     }
 
     fn finish(&mut self, r: SearchResult, searcher: Searcher, purpose: Purpose) {
+        if self.engine.options.show_detail {
+            report::summary(&self.out, &r);
+        }
         match purpose {
             Purpose::Move => {
-                if self.engine.options.show_detail {
-                    let ms = r.elapsed.as_millis().max(1) as u64;
-                    self.out.message(&format!(
-                        "best {} value {} depth {} nodes {} nps {} time {}",
-                        r.best,
-                        format_value(r.value),
-                        r.depth,
-                        r.nodes,
-                        r.nodes * 1000 / ms,
-                        ms
-                    ));
-                }
                 self.out.line(&r.best.to_string());
                 self.engine.finish_think(searcher, Some(r.best));
+            }
+            Purpose::Balance { bias, two, first } => {
+                self.engine.return_searcher(searcher);
+                let replies = first.is_some();
+                let bias = if replies {
+                    balance::reply_bias(bias)
+                } else {
+                    bias
+                };
+                let chosen = balance::closest(&r.lines, bias).unwrap_or(r.best);
+                match first {
+                    Some(m) => self.out.line(&format!("{m} {chosen}")),
+                    None if !two => self.out.line(&chosen.to_string()),
+                    None => self.balance_reply(chosen, bias),
+                }
             }
             Purpose::Swap2(stage) => {
                 self.engine.return_searcher(searcher);
@@ -407,42 +477,33 @@ impl Session {
             }
         }
     }
-}
 
-/// Turns iteration reports into MESSAGE lines.
-struct MessageObserver {
-    out: Output,
-    show: bool,
-}
-
-impl Observer for MessageObserver {
-    fn iteration(&mut self, r: &IterationReport) {
-        if !self.show {
+    /// YXBALANCETWO's second search: after `first`, the reply that balances the position.
+    fn balance_reply(&mut self, first: Pos, bias: Value) {
+        let Some(mut board) = self.engine.board().cloned() else {
+            self.out.error(&GameError::NoGame.to_string());
+            return;
+        };
+        board.make_move(first);
+        if board.empty_count() == 0 {
+            // No reply is possible: the one move is the answer.
+            self.out.line(&first.to_string());
             return;
         }
-        let ms = r.elapsed.as_millis().max(1) as u64;
-        let value = format_value(r.value);
-        let pv: Vec<String> = r.pv.iter().map(|p| p.to_string()).collect();
-        self.out.message(&format!(
-            "depth {} value {} nodes {} nps {} time {} pv {}",
-            r.depth,
-            value,
-            r.nodes,
-            r.nodes * 1000 / ms,
-            ms,
-            pv.join(" ")
-        ));
-    }
-}
-
-/// A value as text: centi-stone-ish numbers, or the distance of a proven result in plies.
-fn format_value(v: Value) -> String {
-    if v >= VALUE_MATE_BOUND {
-        format!("win in {}", VALUE_MATE - v)
-    } else if v <= -VALUE_MATE_BOUND {
-        format!("loss in {}", VALUE_MATE + v)
-    } else {
-        v.to_string()
+        match self.engine.think_on(board, Instant::now()) {
+            Ok(mut job) => {
+                job.limits.multipv = usize::MAX;
+                job.limits.soft = job.limits.soft.map(|t| t / 2);
+                job.limits.hard = job.limits.hard.map(|t| t / 2);
+                let purpose = Purpose::Balance {
+                    bias,
+                    two: true,
+                    first: Some(first),
+                };
+                self.spawn(job, purpose);
+            }
+            Err(e) => self.out.error(&e.to_string()),
+        }
     }
 }
 

@@ -9,7 +9,7 @@ pub mod vct;
 
 use crate::board::Board;
 use crate::eval;
-use crate::movegen::{self, MoveList, Threat};
+use crate::movegen::{self, MoveList, ScoredMove, Threat};
 use crate::pattern::Pattern4;
 use crate::rules;
 use crate::types::{
@@ -115,21 +115,53 @@ pub struct Limits {
     pub max_depth: Option<Depth>,
     /// Abort after this many nodes.
     pub max_nodes: Option<u64>,
+    /// Root moves to find the best of, each with its value and line (0 or 1: just the
+    /// best move; more: YXNBEST, YXSEARCHDEFEND).
+    pub multipv: usize,
+    /// Root moves not to play (YXBLOCK), as long as another move is left.
+    pub excluded: Vec<Pos>,
+}
+
+/// One root move's value and line, from a finished iteration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RootLine {
+    pub value: Value,
+    /// The move first, then the expected replies.
+    pub pv: Vec<Pos>,
 }
 
 /// What one finished iteration found.
 #[derive(Clone, Debug)]
 pub struct IterationReport {
     pub depth: Depth,
+    /// The deepest ply any node of this iteration reached.
+    pub seldepth: i32,
     pub value: Value,
     pub nodes: u64,
     pub elapsed: Duration,
     pub pv: Vec<Pos>,
+    /// With `Limits::multipv` above 1, the best root moves, best first; else the best.
+    pub lines: Vec<RootLine>,
+}
+
+/// What happens to a root move during an iteration (for live displays).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootEvent {
+    /// The search of this root move starts, in an iteration of this depth.
+    Enter(Pos, Depth),
+    /// The search of this root move is over for this iteration.
+    Leave(Pos),
+    /// This root move is proven lost.
+    Lost(Pos),
+    /// This root move is the new best.
+    Best(Pos),
 }
 
 /// Receives progress reports (the protocol turns them into MESSAGE lines).
 pub trait Observer {
     fn iteration(&mut self, report: &IterationReport);
+    /// A root move's progress; most observers need not know.
+    fn root_event(&mut self, _event: RootEvent) {}
 }
 
 /// An observer that ignores everything (bench, tests).
@@ -147,6 +179,8 @@ pub struct SearchResult {
     pub nodes: u64,
     pub elapsed: Duration,
     pub pv: Vec<Pos>,
+    /// The root lines of the last finished iteration, best first (see `IterationReport`).
+    pub lines: Vec<RootLine>,
 }
 
 /// How a node starts (see `Searcher::enter`).
@@ -168,6 +202,8 @@ pub struct Searcher {
     /// refuted it.
     counter_moves: Vec<[Option<Pos>; 2]>,
     nodes: u64,
+    /// The deepest ply reached in this iteration.
+    seldepth: i32,
     start: Instant,
     limits: Limits,
     stop: Arc<AtomicBool>,
@@ -183,6 +219,7 @@ impl Searcher {
             killers: vec![[None; 2]; MAX_PLY as usize + 2],
             counter_moves: vec![[None; 2]; NUM_CELLS],
             nodes: 0,
+            seldepth: 0,
             start: Instant::now(),
             limits: Limits::default(),
             stop: Arc::new(AtomicBool::new(false)),
@@ -226,15 +263,22 @@ impl Searcher {
         self.tt.new_search();
         self.killers.iter_mut().for_each(|k| *k = [None; 2]);
 
-        let mut root = root_moves(board);
-        if root.len() > 1 {
+        let mut root = root_moves(board, &self.limits.excluded);
+        let multipv = self.limits.multipv.clamp(1, root.len());
+        // With several lines wanted, every root move gets searched instead.
+        if root.len() > 1 && multipv == 1 {
             if let Some((p, plies)) = self.threat_check(board, &mut root) {
                 let report = IterationReport {
                     depth: 0,
+                    seldepth: plies,
                     value: mate_in(plies),
                     nodes: self.nodes,
                     elapsed: self.start.elapsed(),
                     pv: vec![p],
+                    lines: vec![RootLine {
+                        value: mate_in(plies),
+                        pv: vec![p],
+                    }],
                 };
                 observer.iteration(&report);
                 return SearchResult {
@@ -244,6 +288,7 @@ impl Searcher {
                     nodes: self.nodes,
                     elapsed: report.elapsed,
                     pv: report.pv,
+                    lines: report.lines,
                 };
             }
         }
@@ -254,7 +299,10 @@ impl Searcher {
             nodes: 0,
             elapsed: Duration::ZERO,
             pv: vec![root[0].pos],
+            lines: Vec::new(),
         };
+        // Each line's value in the last iteration, for its aspiration window.
+        let mut previous: Vec<Value> = vec![0; multipv];
         // A won or forced position needs no search beyond the first iteration.
         let max_depth = self
             .limits
@@ -264,27 +312,49 @@ impl Searcher {
         let mut unchanged = 0;
         for depth in 1..=max_depth {
             let previous_best = best.best;
-            let (value, iter_best) = self.aspirated(board, &mut root, depth, best.value);
-            if let Some((pos, v)) = iter_best {
-                best.best = pos;
-                best.value = v;
+            self.seldepth = 0;
+            let mut lines = Vec::with_capacity(multipv);
+            // Line k is the best of the root moves from k on; the search moves it to k.
+            for k in 0..multipv {
+                let (value, iter_best) =
+                    self.aspirated(board, &mut root[k..], depth, previous[k], observer);
+                if k == 0 {
+                    if let Some((pos, v)) = iter_best {
+                        best.best = pos;
+                        best.value = v;
+                    }
+                }
+                if self.aborted {
+                    break;
+                }
+                previous[k] = value;
+                lines.push(RootLine {
+                    value,
+                    pv: self.extract_pv(board, root[k].pos),
+                });
             }
             if self.aborted {
                 break;
             }
-            best.value = value;
+            lines.sort_by_key(|l| std::cmp::Reverse(l.value));
+            best.value = lines[0].value;
+            best.best = lines[0].pv[0];
             best.depth = depth;
-            best.pv = self.extract_pv(board, best.best);
+            best.pv = lines[0].pv.clone();
             best.nodes = self.nodes;
+            best.lines = lines;
             observer.iteration(&IterationReport {
                 depth,
-                value,
+                seldepth: self.seldepth,
+                value: best.value,
                 nodes: self.nodes,
                 elapsed: self.start.elapsed(),
                 pv: best.pv.clone(),
+                lines: best.lines.clone(),
             });
             // A proven win needs no more iterations; a proven loss keeps searching for the
             // longest defence while time lasts.
+            let value = best.value;
             if value >= VALUE_MATE_BOUND && depth >= 2 || root.len() == 1 {
                 break;
             }
@@ -351,16 +421,18 @@ impl Searcher {
     fn root_search(
         &mut self,
         board: &mut Board,
-        root: &mut MoveList,
+        root: &mut [ScoredMove],
         depth: Depth,
         mut alpha: Value,
         beta: Value,
+        observer: &mut dyn Observer,
     ) -> (Value, Option<(Pos, Value)>) {
         let alpha_orig = alpha;
         let mut best: Option<(Pos, Value)> = None;
         let mut best_value = -VALUE_INFINITE;
         for i in 0..root.len() {
             let m = root[i].pos;
+            observer.root_event(RootEvent::Enter(m, depth));
             self.make(board, m);
             let v = if i == 0 {
                 -self.search_node(board, -beta, -alpha, depth - 1, 1, true)
@@ -372,16 +444,21 @@ impl Searcher {
                 v
             };
             board.undo();
+            observer.root_event(RootEvent::Leave(m));
             if self.aborted {
                 break;
+            }
+            // A fail-low value is an upper bound, so this low it is a proof.
+            if v <= -VALUE_MATE_BOUND {
+                observer.root_event(RootEvent::Lost(m));
             }
             best_value = best_value.max(v);
             if v > alpha {
                 alpha = v;
                 best = Some((m, v));
+                observer.root_event(RootEvent::Best(m));
                 // Move the new best to the front for the next iteration.
-                let mv = root.remove(i);
-                root.insert(0, mv);
+                root[..=i].rotate_right(1);
                 if v >= beta {
                     break;
                 }
@@ -401,9 +478,10 @@ impl Searcher {
     fn aspirated(
         &mut self,
         board: &mut Board,
-        root: &mut MoveList,
+        root: &mut [ScoredMove],
         depth: Depth,
         prev: Value,
+        observer: &mut dyn Observer,
     ) -> (Value, Option<(Pos, Value)>) {
         let mut delta = ASPIRATION_DELTA;
         let (mut alpha, mut beta) = if depth >= ASPIRATION_DEPTH && prev.abs() < VALUE_MATE_BOUND {
@@ -413,7 +491,7 @@ impl Searcher {
         };
         let mut found = None;
         loop {
-            let (v, best) = self.root_search(board, root, depth, alpha, beta);
+            let (v, best) = self.root_search(board, root, depth, alpha, beta, observer);
             if best.is_some() {
                 found = best;
             }
@@ -499,6 +577,7 @@ impl Searcher {
     /// outcomes, and find a single forced reply.
     fn enter(&mut self, board: &mut Board, ply: i32) -> Entry {
         self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply);
         if self.out_of_budget() {
             return Entry::Done(0);
         }
@@ -841,11 +920,15 @@ impl Searcher {
 }
 
 /// Root moves: the winning move alone if there is one, the forced block alone, the
-/// defences of an open three (all moves if none defends), else every candidate.
-fn root_moves(board: &mut Board) -> MoveList {
+/// defences of an open three (all moves if none defends), else every candidate. Moves in
+/// `excluded` are left out as long as any other candidate remains.
+fn root_moves(board: &mut Board, excluded: &[Pos]) -> MoveList {
     let us = board.side_to_move();
     let mut all = movegen::generate(board);
     movegen::sort(board, &mut all);
+    if all.iter().any(|m| !excluded.contains(&m.pos)) {
+        all.retain(|m| !excluded.contains(&m.pos));
+    }
     if let Some(m) = all.iter().find(|m| board.p4(m.pos, us) == Pattern4::AFive) {
         return std::iter::once(*m).collect();
     }
@@ -857,6 +940,7 @@ fn root_moves(board: &mut Board) -> MoveList {
         }
         Threat::OpenThree | Threat::FourThree => {
             let mut d = movegen::defences(board);
+            d.retain(|m| !excluded.contains(&m.pos));
             if !d.is_empty() && board.p4_count(us, Pattern4::BFlex4) == 0 {
                 movegen::sort(board, &mut d);
                 return d;

@@ -44,6 +44,10 @@ pub fn iteration_target(
 /// Iterations the best move must hold before a match-bound search may stop early.
 const STABLE_ITERATIONS: u32 = 3;
 
+/// Yixin-Board's "unlimited" analysis level sends these two limits: think until stopped.
+const UNLIMITED_TURN_MS: u64 = 2_000_000;
+const UNLIMITED_MATCH_MS: u64 = 100_000_000;
+
 /// Per-move limit assumed when the manager gives no limit at all (the skeleton's default).
 const DEFAULT_TURN_MS: u64 = 30_000;
 /// Time kept back for pipe latency and process scheduling, per move.
@@ -94,6 +98,12 @@ impl TimeControl {
     pub fn instant(&self) -> bool {
         self.turn_ms == Some(0)
     }
+
+    /// True for Yixin-Board's analysis sentinels (`timeout_turn 2000000` with
+    /// `timeout_match 100000000`): no time limit, the search runs until stopped.
+    pub fn unlimited(&self) -> bool {
+        self.turn_ms == Some(UNLIMITED_TURN_MS) && self.match_ms == UNLIMITED_MATCH_MS
+    }
 }
 
 #[cfg(test)]
@@ -128,6 +138,11 @@ mod tests {
         // Unlimited match time is not a budget.
         let b = tc(Some(3000), Some(i32::MAX as i64)).budget(300);
         assert!(b.hard > Duration::from_millis(2800));
+        // Yixin-Board's analysis level is no limit; one of its two values alone is.
+        let mut yixin = tc(Some(2_000_000), Some(100_000_000));
+        yixin.match_ms = 100_000_000;
+        assert!(yixin.unlimited());
+        assert!(!tc(Some(2_000_000), None).unlimited());
         // Negative time left: answer quickly rather than never.
         let b = tc(None, Some(-50)).budget(100);
         assert_eq!(b.hard, Duration::ZERO);
