@@ -6,6 +6,7 @@ pub mod board;
 pub mod engine;
 pub mod eval;
 pub mod movegen;
+pub mod online;
 pub mod pattern;
 pub mod protocol;
 pub mod records;

@@ -1,5 +1,6 @@
 //! `pbrain-wuzi`: with no arguments, the pbrain protocol on stdin/stdout; `bench [depth]`
-//! runs the fixed bench positions; `analyse ...` searches one position.
+//! runs the fixed bench positions; `analyse ...` searches one position; `online ...` plays
+//! a game on the seeds' game server.
 
 use std::io;
 use wuzi::protocol::{self, output::Output};
@@ -25,6 +26,12 @@ fn main() -> anyhow::Result<()> {
             let req = wuzi::analyse::Request::parse(&args[1..])?;
             wuzi::analyse::run(&req, &mut io::stdout())
         }
-        Some(other) => anyhow::bail!("unknown subcommand '{other}' (run with no arguments for the protocol, 'bench [depth]' or '{}')", wuzi::analyse::USAGE),
+        Some("online") => {
+            let fast_poll = std::env::var_os(wuzi::online::cli::FAST_POLL_ENV).is_some();
+            let config = wuzi::online::cli::parse(&args[1..], fast_poll)?;
+            wuzi::online::run(&config, &mut io::stdout())?;
+            Ok(())
+        }
+        Some(other) => anyhow::bail!("unknown subcommand '{other}' (run with no arguments for the protocol, 'bench [depth]', '{}' or '{}')", wuzi::analyse::USAGE, wuzi::online::cli::USAGE),
     }
 }
