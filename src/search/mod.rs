@@ -265,32 +265,39 @@ impl Searcher {
 
         let mut root = root_moves(board, &self.limits.excluded);
         let multipv = self.limits.multipv.clamp(1, root.len());
-        // With several lines wanted, every root move gets searched instead.
-        if root.len() > 1 && multipv == 1 {
-            if let Some((p, plies)) = self.threat_check(board, &mut root) {
-                let report = IterationReport {
-                    depth: 0,
-                    seldepth: plies,
+        let us = board.side_to_move();
+        let quick = if board.p4(root[0].pos, us) == Pattern4::AFive {
+            // `root_moves` gives a winning move alone.
+            Some((root[0].pos, 1))
+        } else if root.len() > 1 && multipv == 1 {
+            // With several lines wanted, every root move gets searched instead.
+            self.threat_check(board, &mut root)
+        } else {
+            None
+        };
+        if let Some((p, plies)) = quick {
+            let report = IterationReport {
+                depth: 0,
+                seldepth: plies,
+                value: mate_in(plies),
+                nodes: self.nodes,
+                elapsed: self.start.elapsed(),
+                pv: vec![p],
+                lines: vec![RootLine {
                     value: mate_in(plies),
-                    nodes: self.nodes,
-                    elapsed: self.start.elapsed(),
                     pv: vec![p],
-                    lines: vec![RootLine {
-                        value: mate_in(plies),
-                        pv: vec![p],
-                    }],
-                };
-                observer.iteration(&report);
-                return SearchResult {
-                    best: p,
-                    value: report.value,
-                    depth: 0,
-                    nodes: self.nodes,
-                    elapsed: report.elapsed,
-                    pv: report.pv,
-                    lines: report.lines,
-                };
-            }
+                }],
+            };
+            observer.iteration(&report);
+            return SearchResult {
+                best: p,
+                value: report.value,
+                depth: 0,
+                nodes: self.nodes,
+                elapsed: report.elapsed,
+                pv: report.pv,
+                lines: report.lines,
+            };
         }
         let mut best = SearchResult {
             best: root[0].pos,

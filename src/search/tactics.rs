@@ -294,3 +294,13 @@ fn a_counter_four_answers_a_four_three() {
     assert_eq!(r.best, p(8, 8), "{r:?}");
     assert!(r.value >= VALUE_MATE_BOUND, "{r:?}");
 }
+
+#[test]
+fn an_own_five_is_a_win_in_one() {
+    // Black's diagonal four 5,3..8,6 is blocked at 9,7 by white: 4,2 makes five, and is
+    // reported as the win it is, not as an evaluation.
+    let moves = "7,7 6,6 7,5 7,6 8,6 6,7 6,4 8,7 5,3 9,7";
+    let r = search_moves(moves, 1 << 20, depth_limits(8));
+    assert_eq!(r.best, p(4, 2), "{r:?}");
+    assert_eq!(r.value, crate::types::VALUE_MATE - 1, "{r:?}");
+}
