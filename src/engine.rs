@@ -5,9 +5,11 @@ use crate::board::{Board, BoardError};
 use crate::pattern;
 use crate::rules;
 use crate::search::time::TimeControl;
-use crate::search::{Limits, Searcher};
+use crate::search::{Limits, Observer, SearchResult, Searcher};
 use crate::types::{Color, Depth, Pos, Rule};
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Memory assumed when the manager gives none (Gomocup's limit).
@@ -135,11 +137,41 @@ pub enum Owner {
     Opponent,
 }
 
+/// Stack for a search thread: deep forced lines recurse far.
+const SEARCH_STACK_BYTES: usize = 256 << 20;
+
 /// A search ready to run on another thread.
 pub struct ThinkJob {
     pub board: Board,
     pub searcher: Searcher,
     pub limits: Limits,
+}
+
+impl ThinkJob {
+    /// Run the search on a thread of its own, with the stack deep searches need, telling
+    /// `observer` as it goes; `done` gets the result and the searcher when it ends.
+    /// Returns the flag that stops it at once.
+    pub fn start<O, F>(self, mut observer: O, done: F) -> std::io::Result<Arc<AtomicBool>>
+    where
+        O: Observer + Send + 'static,
+        F: FnOnce(SearchResult, Searcher) + Send + 'static,
+    {
+        let ThinkJob {
+            mut board,
+            mut searcher,
+            limits,
+        } = self;
+        let stop = searcher.stop_flag();
+        stop.store(false, Ordering::Relaxed);
+        std::thread::Builder::new()
+            .name("search".into())
+            .stack_size(SEARCH_STACK_BYTES)
+            .spawn(move || {
+                let r = searcher.search(&mut board, limits, &mut observer);
+                done(r, searcher);
+            })?;
+        Ok(stop)
+    }
 }
 
 /// The game, the options and the searcher.

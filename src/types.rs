@@ -145,6 +145,18 @@ pub type Value = i32;
 pub const VALUE_MATE: Value = 30000;
 /// Values beyond this magnitude are proven wins or losses.
 pub const VALUE_MATE_BOUND: Value = VALUE_MATE - 1000;
+
+/// A value for people: roughly hundredths of a stone's worth, or the distance of a proven
+/// result in plies (`win in 9`, `loss in 12`).
+pub fn format_value(v: Value) -> String {
+    if v >= VALUE_MATE_BOUND {
+        format!("win in {}", VALUE_MATE - v)
+    } else if v <= -VALUE_MATE_BOUND {
+        format!("loss in {}", VALUE_MATE + v)
+    } else {
+        v.to_string()
+    }
+}
 /// Larger than any reachable value.
 pub const VALUE_INFINITE: Value = 32000;
 /// A drawn (full) board.
@@ -167,3 +179,23 @@ pub type Score = i32;
 
 /// A search depth in plies.
 pub type Depth = i32;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_for_people() {
+        assert_eq!(format_value(35), "35");
+        assert_eq!(format_value(-35), "-35");
+        assert_eq!(format_value(VALUE_MATE - 9), "win in 9");
+        assert_eq!(format_value(-VALUE_MATE + 12), "loss in 12");
+    }
+
+    #[test]
+    fn rule_numbers_round_trip() {
+        for rule in Rule::ALL {
+            assert_eq!(Rule::from_protocol(rule.protocol()), Some(rule));
+        }
+    }
+}

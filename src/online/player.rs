@@ -9,7 +9,7 @@ use crate::engine::Engine;
 use crate::rules;
 use crate::search::time::TimeControl;
 use crate::search::{SearchResult, Searcher, Silent};
-use crate::types::{Color, Depth, Pos, Rule, Value, VALUE_MATE, VALUE_MATE_BOUND};
+use crate::types::{format_value, Color, Depth, Pos, Rule};
 use anyhow::{anyhow, bail, Context};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -19,8 +19,6 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// Stack for the search thread (deep forced lines recurse far), as the protocol uses.
-const SEARCH_STACK_BYTES: usize = 256 << 20;
 /// How long an external engine may take to answer `START`.
 const ENGINE_START_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long an external engine may take to exit after `END` before it is killed.
@@ -102,17 +100,6 @@ pub fn last_move_won(moves: &[Pos]) -> bool {
     build_board(moves, colour_of(last).opp()).is_ok_and(|mut b| rules::last_move_won(&mut b))
 }
 
-/// A value for the log: roughly hundredths of a stone, or a proven result in plies.
-fn format_value(v: Value) -> String {
-    if v >= VALUE_MATE_BOUND {
-        format!("win in {}", VALUE_MATE - v)
-    } else if v <= -VALUE_MATE_BOUND {
-        format!("loss in {}", VALUE_MATE + v)
-    } else {
-        v.to_string()
-    }
-}
-
 /// Wuzi's own search, through the `Engine` facade, on a worker thread.
 pub struct Wuzi {
     engine: Engine,
@@ -157,15 +144,9 @@ impl Player for Wuzi {
             .engine
             .think_on(board, Instant::now())
             .map_err(|e| anyhow!("{e}"))?;
-        let (mut board, mut searcher, limits) = (job.board, job.searcher, job.limits);
-        let stop = searcher.stop_flag();
-        stop.store(false, Ordering::Relaxed);
         let (tx, done) = mpsc::channel();
-        thread::Builder::new()
-            .name("online-search".into())
-            .stack_size(SEARCH_STACK_BYTES)
-            .spawn(move || {
-                let r = searcher.search(&mut board, limits, &mut Silent);
+        let stop = job
+            .start(Silent, move |r, searcher| {
                 let _ = tx.send((r, searcher));
             })
             .context("cannot start the search thread")?;
@@ -492,8 +473,6 @@ mod tests {
         assert_eq!(b.stone(Pos::new(3, 7)), Some(Color::Black));
         assert_eq!(b.stone(Pos::new(4, 7)), Some(Color::White));
         assert!(build_board(&row(&[3, 3]), Color::Black).is_err());
-        assert_eq!(format_value(VALUE_MATE - 3), "win in 3");
-        assert_eq!(format_value(-(VALUE_MATE - 4)), "loss in 4");
     }
 
     #[test]

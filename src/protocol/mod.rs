@@ -28,9 +28,6 @@ use std::time::{Duration, Instant};
 /// Version reported by ABOUT.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Stack for the search thread (deep forced lines recurse far).
-const SEARCH_STACK_BYTES: usize = 256 << 20;
-
 /// Longest input line taken; a longer one gets one `ERROR` and is skipped.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
@@ -416,31 +413,20 @@ impl Session {
         }
     }
 
-    fn spawn(&mut self, job: ThinkJob, purpose: Purpose) {
-        let ThinkJob {
-            mut board,
-            mut searcher,
-            mut limits,
-        } = job;
+    fn spawn(&mut self, mut job: ThinkJob, purpose: Purpose) {
         if self.closing == Some(Closing::End) || self.stopped {
             // Received before END (or the second search of a command that was stopped):
             // answered, but by a search stopped at once.
-            limits.soft = Some(Duration::ZERO);
-            limits.hard = Some(Duration::ZERO);
+            job.limits.soft = Some(Duration::ZERO);
+            job.limits.hard = Some(Duration::ZERO);
         }
-        let stop = searcher.stop_flag();
-        stop.store(false, Ordering::Relaxed);
         let tx = self.events.clone();
-        let mut observer = Reporter::new(self.out.clone(), &self.engine.options);
-        let spawned = thread::Builder::new()
-            .name("search".into())
-            .stack_size(SEARCH_STACK_BYTES)
-            .spawn(move || {
-                let r = searcher.search(&mut board, limits, &mut observer);
-                let _ = tx.send(Event::Done(Box::new((r, searcher, purpose))));
-            });
-        match spawned {
-            Ok(_) => self.running = Some(Running { stop }),
+        let observer = Reporter::new(self.out.clone(), &self.engine.options);
+        let started = job.start(observer, move |r, searcher| {
+            let _ = tx.send(Event::Done(Box::new((r, searcher, purpose))));
+        });
+        match started {
+            Ok(stop) => self.running = Some(Running { stop }),
             Err(e) => self
                 .out
                 .error(&format!("cannot start the search thread: {e}")),

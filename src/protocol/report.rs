@@ -6,7 +6,7 @@
 use super::output::Output;
 use crate::engine::Options;
 use crate::search::{IterationReport, Observer, RootEvent, RootLine, SearchResult};
-use crate::types::{Pos, Value, VALUE_MATE, VALUE_MATE_BOUND};
+use crate::types::{format_value, Pos, Value, VALUE_MATE, VALUE_MATE_BOUND};
 use std::time::{Duration, Instant};
 
 /// The realtime stream starts once a search has run this long (a quick answer needs no
@@ -122,17 +122,6 @@ fn cells(pv: &[Pos]) -> String {
     pv.iter().map(Pos::to_string).collect::<Vec<_>>().join(" ")
 }
 
-/// A value as text: centi-stone-ish numbers, or the distance of a proven result in plies.
-pub fn format_value(v: Value) -> String {
-    if v >= VALUE_MATE_BOUND {
-        format!("win in {}", VALUE_MATE - v)
-    } else if v <= -VALUE_MATE_BOUND {
-        format!("loss in {}", VALUE_MATE + v)
-    } else {
-        v.to_string()
-    }
-}
-
 /// A value as Yixin-Board reads `INFO EVAL`: a number, or `+M n` / `-M n` for a win or a
 /// loss in n plies.
 fn eval_text(v: Value) -> String {
@@ -163,9 +152,6 @@ mod tests {
 
     #[test]
     fn values_as_people_and_yixin_board_read_them() {
-        assert_eq!(format_value(35), "35");
-        assert_eq!(format_value(VALUE_MATE - 9), "win in 9");
-        assert_eq!(format_value(-VALUE_MATE + 12), "loss in 12");
         assert_eq!(eval_text(-35), "-35");
         assert_eq!(eval_text(VALUE_MATE - 9), "+M9");
         assert_eq!(eval_text(-VALUE_MATE + 12), "-M12");
