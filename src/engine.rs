@@ -339,6 +339,16 @@ impl Engine {
         Ok(())
     }
 
+    /// Did the last move of the game make five?
+    pub fn last_move_won(&mut self) -> bool {
+        self.board.as_mut().is_some_and(rules::last_move_won)
+    }
+
+    /// The renju foul black would commit on `p`, if any.
+    pub fn foul(&mut self, p: Pos) -> Option<rules::Foul> {
+        self.board.as_mut().and_then(|b| rules::foul(b, p))
+    }
+
     /// Black's forbidden points in the current position (renju).
     pub fn forbidden_points(&mut self) -> Vec<Pos> {
         match self.board.as_mut() {

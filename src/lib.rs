@@ -8,6 +8,7 @@ pub mod eval;
 pub mod movegen;
 pub mod online;
 pub mod pattern;
+pub mod play;
 pub mod protocol;
 pub mod records;
 pub mod rules;

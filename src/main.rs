@@ -26,12 +26,29 @@ fn main() -> anyhow::Result<()> {
             let req = wuzi::analyse::Request::parse(&args[1..])?;
             wuzi::analyse::run(&req, &mut io::stdout())
         }
+        Some("play") => {
+            use std::io::IsTerminal;
+            let opts = wuzi::play::Options::parse(&args[1..])?;
+            let terminal = io::stdout().is_terminal();
+            let colour = terminal
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::env::var("TERM").map_or(true, |t| t != "dumb");
+            let display = wuzi::play::Display {
+                style: if colour {
+                    wuzi::play::screen::Style::Colour
+                } else {
+                    wuzi::play::screen::Style::Plain
+                },
+                live: terminal,
+            };
+            wuzi::play::run(opts, &mut io::stdin().lock(), &mut io::stdout(), display)
+        }
         Some("online") => {
             let fast_poll = std::env::var_os(wuzi::online::cli::FAST_POLL_ENV).is_some();
             let config = wuzi::online::cli::parse(&args[1..], fast_poll)?;
             wuzi::online::run(&config, &mut io::stdout())?;
             Ok(())
         }
-        Some(other) => anyhow::bail!("unknown subcommand '{other}' (run with no arguments for the protocol, 'bench [depth]', '{}' or '{}')", wuzi::analyse::USAGE, wuzi::online::cli::USAGE),
+        Some(other) => anyhow::bail!("unknown subcommand '{other}' (run with no arguments for the protocol, 'bench [depth]', '{}', '{}' or '{}')", wuzi::analyse::USAGE, wuzi::play::USAGE, wuzi::online::cli::USAGE),
     }
 }

@@ -12,12 +12,35 @@ pub fn makes_five(board: &Board, p: Pos, c: Color) -> bool {
     board.p4(p, c) == Pattern4::AFive
 }
 
+/// The kinds of renju foul.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Foul {
+    Overline,
+    DoubleFour,
+    DoubleThree,
+}
+
+impl Foul {
+    pub fn name(self) -> &'static str {
+        match self {
+            Foul::Overline => "an overline",
+            Foul::DoubleFour => "a double four",
+            Foul::DoubleThree => "a double three",
+        }
+    }
+}
+
 /// True if black playing at empty `p` is a foul under the board's rule (renju only).
 pub fn is_forbidden(board: &mut Board, p: Pos) -> bool {
+    foul(board, p).is_some()
+}
+
+/// The foul black would commit at empty `p` under the board's rule (renju only).
+pub fn foul(board: &mut Board, p: Pos) -> Option<Foul> {
     if board.rule() != Rule::Renju || board.p4(p, Color::Black) != Pattern4::Forbid {
-        return false;
+        return None;
     }
-    forbidden_at(board, p, 0)
+    foul_at(board, p, 0)
 }
 
 /// Can `c` legally play the empty cell `p`?
@@ -26,20 +49,25 @@ pub fn is_legal(board: &mut Board, p: Pos, c: Color) -> bool {
 }
 
 /// Full foul test of black at `p` (which is a `Forbid` candidate or deeper in the recursion).
-fn forbidden_at(board: &mut Board, p: Pos, depth: u32) -> bool {
+fn foul_at(board: &mut Board, p: Pos, depth: u32) -> Option<Foul> {
     let pats = [0, 1, 2, 3].map(|d| board.pattern(p, d, Color::Black));
     if pats.contains(&Pattern::F5) {
-        return false;
+        return None;
     }
     if pats.contains(&Pattern::Overline) {
-        return true;
+        // An overline, or a double four on one line (the line table names both so).
+        return Some(if overline_run(board, p) {
+            Foul::Overline
+        } else {
+            Foul::DoubleFour
+        });
     }
     if pats.iter().filter(|q| q.is_four()).count() >= 2 {
-        return true;
+        return Some(Foul::DoubleFour);
     }
     let three_dirs: Vec<usize> = (0..4).filter(|&d| pats[d].is_open_three()).collect();
     if three_dirs.len() < 2 {
-        return false;
+        return None;
     }
     board.make(p, Color::Black);
     let mut real = 0;
@@ -52,7 +80,20 @@ fn forbidden_at(board: &mut Board, p: Pos, depth: u32) -> bool {
         }
     }
     board.undo();
-    real >= 2
+    (real >= 2).then_some(Foul::DoubleThree)
+}
+
+/// Would black at `p` make six or more in a row?
+fn overline_run(board: &Board, p: Pos) -> bool {
+    (0..4).any(|d| {
+        let run = |dir: i32| {
+            (1..)
+                .map_while(|k| board.step(p, d, dir * k))
+                .take_while(|&q| board.stone(q) == Some(Color::Black))
+                .count()
+        };
+        run(1) + run(-1) + 1 >= 6
+    })
 }
 
 /// With black on `p`, is there a point on line `d` that makes a straight four through
@@ -71,7 +112,7 @@ fn has_real_four_point(board: &mut Board, p: Pos, d: usize, depth: u32) -> bool 
         if board.p4(e, Color::Black) == Pattern4::AFive {
             continue;
         }
-        if board.p4(e, Color::Black) != Pattern4::Forbid || !forbidden_at(board, e, depth + 1) {
+        if board.p4(e, Color::Black) != Pattern4::Forbid || foul_at(board, e, depth + 1).is_none() {
             return true;
         }
     }
@@ -128,8 +169,7 @@ mod tests {
             &[(5, ".......X"), (6, ".......X"), (7, ".....XX")],
             Rule::Renju,
         );
-        // add white stones far away so counts are plausible
-        assert!(is_forbidden(&mut b, at(7, 7)));
+        assert_eq!(foul(&mut b, at(7, 7)), Some(Foul::DoubleThree));
         assert!(!is_forbidden(&mut b, at(8, 8)));
         assert!(forbidden_points(&mut b).contains(&at(7, 7)));
     }
@@ -178,10 +218,10 @@ mod tests {
     fn double_four_and_overline() {
         // Overline: XXX.XX + the gap makes six.
         let mut o = board15(&[(7, "..XXX.XX")], Rule::Renju);
-        assert!(is_forbidden(&mut o, at(5, 7)));
+        assert_eq!(foul(&mut o, at(5, 7)), Some(Foul::Overline));
         // Same-line double four: X.XXX.X with the stone among the middle three.
         let mut d = board15(&[(7, "..X..XX.X")], Rule::Renju);
-        assert!(is_forbidden(&mut d, at(4, 7)));
+        assert_eq!(foul(&mut d, at(4, 7)), Some(Foul::DoubleFour));
         // Two fours on crossing lines.
         let mut c = board15(
             &[
@@ -192,7 +232,7 @@ mod tests {
             ],
             Rule::Renju,
         );
-        assert!(is_forbidden(&mut c, at(7, 7)));
+        assert_eq!(foul(&mut c, at(7, 7)), Some(Foul::DoubleFour));
         // Five beats a foul: exact five that is also a double four elsewhere.
         let mut f = board15(
             &[

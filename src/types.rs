@@ -146,6 +146,21 @@ pub const VALUE_MATE: Value = 30000;
 /// Values beyond this magnitude are proven wins or losses.
 pub const VALUE_MATE_BOUND: Value = VALUE_MATE - 1000;
 
+/// Values are turned into win rates as 1 / (1 + e^(-value / WINRATE_SCALE)).
+const WINRATE_SCALE: f64 = 200.0;
+
+/// The side to move's chance to win: 1 and 0 for proven results, else a logistic curve of
+/// the value.
+pub fn winrate(v: Value) -> f64 {
+    if v >= VALUE_MATE_BOUND {
+        1.0
+    } else if v <= -VALUE_MATE_BOUND {
+        0.0
+    } else {
+        1.0 / (1.0 + (-(v as f64) / WINRATE_SCALE).exp())
+    }
+}
+
 /// A value for people: roughly hundredths of a stone's worth, or the distance of a proven
 /// result in plies (`win in 9`, `loss in 12`).
 pub fn format_value(v: Value) -> String {
@@ -190,6 +205,11 @@ mod tests {
         assert_eq!(format_value(-35), "-35");
         assert_eq!(format_value(VALUE_MATE - 9), "win in 9");
         assert_eq!(format_value(-VALUE_MATE + 12), "loss in 12");
+        assert_eq!(winrate(0), 0.5);
+        assert!(winrate(200) > 0.73 && winrate(200) < 0.74);
+        assert!(winrate(-200) < 0.27);
+        assert_eq!(winrate(VALUE_MATE - 3), 1.0);
+        assert_eq!(winrate(-VALUE_MATE + 4), 0.0);
     }
 
     #[test]

@@ -6,14 +6,12 @@
 use super::output::Output;
 use crate::engine::Options;
 use crate::search::{IterationReport, Observer, RootEvent, RootLine, SearchResult};
-use crate::types::{format_value, Pos, Value, VALUE_MATE, VALUE_MATE_BOUND};
+use crate::types::{format_value, winrate, Pos, Value, VALUE_MATE, VALUE_MATE_BOUND};
 use std::time::{Duration, Instant};
 
 /// The realtime stream starts once a search has run this long (a quick answer needs no
 /// live display).
 const REALTIME_AFTER: Duration = Duration::from_millis(200);
-/// Values are turned into win rates as 1 / (1 + e^(-value / WINRATE_SCALE)).
-const WINRATE_SCALE: f64 = 200.0;
 
 /// Turns a running search's reports into lines.
 pub struct Reporter {
@@ -134,18 +132,6 @@ fn eval_text(v: Value) -> String {
     }
 }
 
-/// The side to move's chance to win: 1 and 0 for proven results, else a logistic curve of
-/// the value.
-pub fn winrate(v: Value) -> f64 {
-    if v >= VALUE_MATE_BOUND {
-        1.0
-    } else if v <= -VALUE_MATE_BOUND {
-        0.0
-    } else {
-        1.0 / (1.0 + (-(v as f64) / WINRATE_SCALE).exp())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,10 +141,5 @@ mod tests {
         assert_eq!(eval_text(-35), "-35");
         assert_eq!(eval_text(VALUE_MATE - 9), "+M9");
         assert_eq!(eval_text(-VALUE_MATE + 12), "-M12");
-        assert_eq!(winrate(0), 0.5);
-        assert!(winrate(200) > 0.73 && winrate(200) < 0.74);
-        assert!(winrate(-200) < 0.27);
-        assert_eq!(winrate(VALUE_MATE - 3), 1.0);
-        assert_eq!(winrate(-VALUE_MATE + 4), 0.0);
     }
 }

@@ -219,13 +219,19 @@ impl Format {
 
 /// Read a record file: the format from its extension, else from its content.
 pub fn load(path: &Path) -> anyhow::Result<Record> {
+    load_with_format(path).map(|(record, _)| record)
+}
+
+/// Read a record file, and say which format it was read as.
+pub fn load_with_format(path: &Path) -> anyhow::Result<(Record, Format)> {
     let bytes =
         std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
     let text = String::from_utf8_lossy(&bytes);
     let format = Format::from_path(path).unwrap_or_else(|| Format::sniff(&text));
-    format
+    let record = format
         .read(&text)
-        .map_err(|e| anyhow::anyhow!("{} ({} file): {e}", path.display(), format.name()))
+        .map_err(|e| anyhow::anyhow!("{} ({} file): {e}", path.display(), format.name()))?;
+    Ok((record, format))
 }
 
 /// Write `record` to `path`, in the format its extension names (SGF for any other).

@@ -1,0 +1,234 @@
+//! `pbrain-wuzi play` driven the way a person uses it: in a terminal (tmux, 80×25), keys
+//! typed, the screen read back. Needs `tmux` on the PATH (`.ci/run` installs it).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How long one screen may take to appear.
+const SCREEN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A tmux session running one command, ended when dropped.
+struct Terminal {
+    name: String,
+}
+
+impl Terminal {
+    fn start(name: &str, command: &str, env: &[(&str, &str)]) -> Terminal {
+        let have_tmux = Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        assert!(
+            have_tmux,
+            "this test needs tmux (apt-get install tmux); .ci/run installs it"
+        );
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", name])
+            .output();
+        let mut args = vec!["new-session", "-d", "-s", name, "-x", "80", "-y", "25"];
+        let pairs: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        for p in &pairs {
+            args.extend(["-e", p.as_str()]);
+        }
+        // The pane stays after the program ends, so that its last screen can be read.
+        let shell = format!("{command}; echo '[exited]'; sleep 60");
+        args.push(&shell);
+        let status = Command::new("tmux")
+            .args(&args)
+            .status()
+            .expect("tmux runs");
+        assert!(status.success(), "tmux new-session failed");
+        Terminal {
+            name: name.to_string(),
+        }
+    }
+
+    fn type_line(&self, text: &str) {
+        let status = Command::new("tmux")
+            .args(["send-keys", "-t", &self.name, "-l", text])
+            .status()
+            .expect("tmux runs");
+        assert!(status.success());
+        let status = Command::new("tmux")
+            .args(["send-keys", "-t", &self.name, "Enter"])
+            .status()
+            .expect("tmux runs");
+        assert!(status.success());
+    }
+
+    /// The screen as a person sees it (`escapes`: with its colours as escape sequences).
+    fn screen(&self, escapes: bool) -> String {
+        let mut args = vec!["capture-pane", "-p", "-t", &self.name];
+        if escapes {
+            args.push("-e");
+        }
+        let out = Command::new("tmux")
+            .args(&args)
+            .output()
+            .expect("tmux runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Types `text` and Enter, and waits for the answer: a new prompt (or the program's
+    /// end) at the bottom of a changed screen, which is returned.
+    fn command(&self, text: &str) -> String {
+        let before = self.screen(false);
+        self.type_line(text);
+        self.wait_for(&format!("the answer to {text:?}"), |s| s != before)
+    }
+
+    /// Waits until the screen's last non-blank line is a prompt (ends in `>`) or the
+    /// program's end, and `done` holds; returns the screen.
+    fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen(false);
+            let last = s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+            if (last.ends_with('>') || last.contains("[exited]")) && done(&s) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < SCREEN_TIMEOUT,
+                "waited {} s for {what}; the screen:\n{s}",
+                SCREEN_TIMEOUT.as_secs()
+            );
+            thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.name])
+            .output();
+    }
+}
+
+fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_pbrain-wuzi")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wuzi-play-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The character drawn for column `x` (from 0) of the board row numbered `row` (from 1).
+fn cell(screen: &str, row: usize, x: usize) -> char {
+    let prefix = format!("{row:>3} ");
+    let line = screen
+        .lines()
+        .rev()
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("no board row {row} on the screen:\n{screen}"));
+    line.chars().nth(prefix.len() + 2 * x + 1).unwrap_or(' ')
+}
+
+/// The screen after the last occurrence of `marker`.
+fn after<'a>(screen: &'a str, marker: &str) -> &'a str {
+    screen.rfind(marker).map_or("", |i| &screen[i..])
+}
+
+#[test]
+fn a_game_in_a_terminal() {
+    let t = Terminal::start(
+        "wuzi-play-game",
+        &format!("{} play --size 9 --time 0.2", exe()),
+        &[],
+    );
+    t.wait_for("the first prompt", |s| s.contains("your move as X>"));
+
+    // A move, and Wuzi's answer on the board.
+    let s = t.command("e5");
+    assert!(s.contains("Wuzi plays"), "{s}");
+    assert_eq!(cell(&s, 5, 4), 'X', "{s}");
+    // The last move is shown in reverse video.
+    assert!(t.screen(true).contains("7m"), "{}", t.screen(true));
+
+    // Refusals keep the game as it was.
+    assert!(t.command("e5").contains("e5 is taken."));
+    assert!(t.command("z99").contains("'z99' is neither a move"));
+
+    // Undo takes back the move and the answer.
+    let s = t.command("undo");
+    assert!(s.contains("Took back 2 move(s)."), "{s}");
+    assert_eq!(cell(after(&s, "Took back"), 5, 4), '.', "{s}");
+
+    // A hint, then a whole game to its end: moves along the edges, never a block, so
+    // Wuzi wins; a move Wuzi already took is skipped.
+    assert!(t.command("hint").contains("Hint: "));
+    let edges = [
+        "a1", "i9", "a9", "i1", "c1", "g9", "a3", "i7", "e1", "e9", "a7", "i3", "g1", "c9",
+    ];
+    let mut result = String::new();
+    for m in edges {
+        let s = t.command(m);
+        if s.contains("wins with") {
+            result = s;
+            break;
+        }
+    }
+    assert!(
+        result.contains("White (Wuzi) wins with"),
+        "no result:\n{result}"
+    );
+    assert!(
+        result.contains("game over (new, undo, save FILE, quit)>"),
+        "{result}"
+    );
+    // The five is highlighted (green background).
+    let coloured = t.screen(true);
+    assert!(coloured.contains("42m"), "{coloured}");
+
+    // Saved, a new game, loaded again.
+    let dir = scratch("game");
+    let file = dir.join("game.psq");
+    assert!(t
+        .command(&format!("save {}", file.display()))
+        .contains("Saved "));
+    assert!(std::fs::read_to_string(&file)
+        .unwrap()
+        .starts_with("Piskvorky 9x9"));
+    assert!(after(&t.command("new"), "New game").contains("your move as X>"));
+    let s = t.command(&format!("load {}", file.display()));
+    assert!(
+        after(&s, "Loaded").contains("White (Wuzi) wins with"),
+        "{s}"
+    );
+    assert!(t.command("quit").contains("[exited]"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn plain_ascii_without_colour() {
+    // NO_COLOR: no escapes; the last move in ( ) and the winning five in [ ].
+    let dir = scratch("plain");
+    let file = dir.join("four.txt");
+    // Black (the person) to move with a1 b1 c1 d1: e1 makes five.
+    std::fs::write(&file, "a1a9b1b9c1c9d1e9\n").unwrap();
+    let t = Terminal::start(
+        "wuzi-play-plain",
+        &format!("{} play --size 9 --time 0.2", exe()),
+        &[("NO_COLOR", "1")],
+    );
+    t.wait_for("the first prompt", |s| s.contains("your move as X>"));
+    let s = t.command(&format!("load {}", file.display()));
+    assert!(
+        after(&s, "Loaded 8 moves").contains("(O)"),
+        "the last move is marked:\n{s}"
+    );
+    let s = t.command("e1");
+    assert!(
+        s.contains("Black (you) wins with e1: a1 b1 c1 d1 e1."),
+        "{s}"
+    );
+    assert!(s.contains("[X X X X X]"), "{s}");
+    assert!(!t.screen(true).contains('\x1b'), "no escapes with NO_COLOR");
+    assert!(t.command("quit").contains("[exited]"));
+    assert!(Path::new(&file).exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

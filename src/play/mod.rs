@@ -1,0 +1,657 @@
+//! `play`: a game against Wuzi in a terminal. The board is drawn after every move, moves
+//! are typed as `h8` (column letter, row number from the top) or `7,7` (the protocol's
+//! `x,y`), and a few words steer the game: undo, hint, new, swap, save, load, help, quit.
+//! While Wuzi thinks, one live line shows its depth, value, win rate and best line.
+
+pub mod screen;
+
+use crate::engine::Engine;
+use crate::records::{self, Move, Record};
+use crate::search::time::TimeControl;
+use crate::search::{IterationReport, Observer, SearchResult, Searcher};
+use crate::types::{format_value, winrate, Color, Pos, Rule, MAX_SIZE, MIN_SIZE};
+use screen::{cell_name, render, winning_line, Style};
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Usage text for errors and help.
+pub const USAGE: &str =
+    "play [--size N | --size WxH] [--rule R] [--black | --white] [--time SECONDS]";
+
+const HELP: &str = "\
+Type a move as h8 (column letter, row number) or 7,7 (column,row from 0), or:
+  undo        take back your last move and Wuzi's answer
+  hint        Wuzi suggests a move for you
+  new         a new game with the same settings
+  swap        change sides: Wuzi plays your stones from here on
+  save FILE   save the game (.psq, .sgf, .sav or .txt for a pos string)
+  load FILE   load a game from a file of any of those formats
+  help        this text
+  quit        leave (so does Ctrl-D)";
+
+/// How a game is set up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    pub width: usize,
+    pub height: usize,
+    pub rule: Rule,
+    /// The person's colour.
+    pub human: Color,
+    /// Wuzi's time per move.
+    pub time: Duration,
+}
+
+impl Options {
+    /// Parse the arguments after `play`.
+    pub fn parse(args: &[String]) -> anyhow::Result<Options> {
+        let mut o = Options {
+            width: 15,
+            height: 15,
+            rule: Rule::Freestyle,
+            human: Color::Black,
+            time: Duration::from_secs(2),
+        };
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            let mut value = |name: &str| {
+                it.next()
+                    .ok_or_else(|| anyhow::anyhow!("{name} needs a value; usage: {USAGE}"))
+            };
+            match a.as_str() {
+                "--size" => {
+                    let v = value("--size")?;
+                    let (w, h) = v.split_once('x').unwrap_or((v, v));
+                    let size = |s: &str| {
+                        s.parse::<usize>()
+                            .ok()
+                            .filter(|n| (MIN_SIZE..=MAX_SIZE).contains(n))
+                            .ok_or_else(|| {
+                                anyhow::anyhow!(
+                                    "--size: expected N or WxH with sides from {MIN_SIZE} to {MAX_SIZE}, got '{v}'"
+                                )
+                            })
+                    };
+                    o.width = size(w)?;
+                    o.height = size(h)?;
+                }
+                "--rule" => {
+                    let v = value("--rule")?;
+                    o.rule = parse_rule(v).ok_or_else(|| {
+                        anyhow::anyhow!("--rule: expected 0 (freestyle), 1 (exact five), 4 (renju), 8 (caro), 9 (caro, exact five) or a name, got '{v}'")
+                    })?;
+                }
+                "--black" => o.human = Color::Black,
+                "--white" => o.human = Color::White,
+                "--time" => {
+                    let v = value("--time")?;
+                    let secs: f64 = v
+                        .parse()
+                        .ok()
+                        .filter(|s: &f64| *s > 0.0 && *s <= 3600.0)
+                        .ok_or_else(|| {
+                            anyhow::anyhow!(
+                                "--time: expected seconds per move (up to 3600), got '{v}'"
+                            )
+                        })?;
+                    o.time = Duration::from_secs_f64(secs);
+                }
+                other => anyhow::bail!("unexpected argument '{other}'; usage: {USAGE}"),
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// A rule by its protocol number or its name.
+fn parse_rule(v: &str) -> Option<Rule> {
+    match v.to_ascii_lowercase().as_str() {
+        "freestyle" => Some(Rule::Freestyle),
+        "standard" | "exact" => Some(Rule::Standard),
+        "renju" => Some(Rule::Renju),
+        "caro" => Some(Rule::Caro),
+        "caro-exact" => Some(Rule::CaroExact),
+        n => n.parse().ok().and_then(Rule::from_protocol),
+    }
+}
+
+/// How the game is shown.
+#[derive(Clone, Copy, Debug)]
+pub struct Display {
+    pub style: Style,
+    /// Update one status line while Wuzi thinks (a terminal).
+    pub live: bool,
+}
+
+/// One game session: the engine and who is who.
+struct Game<'a> {
+    engine: Engine,
+    opts: Options,
+    display: Display,
+    out: &'a mut dyn Write,
+    /// How the game ended, once it has.
+    result: Option<String>,
+}
+
+/// Play games until the person quits or the input ends.
+pub fn run(
+    opts: Options,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    display: Display,
+) -> anyhow::Result<()> {
+    let mut g = Game {
+        engine: Engine::new(),
+        opts,
+        display,
+        out,
+        result: None,
+    };
+    writeln!(
+        g.out,
+        "Wuzi {} - {} on {}x{}. Type a move (h8 or 7,7), or help.",
+        env!("CARGO_PKG_VERSION"),
+        g.opts.rule.name(),
+        g.opts.width,
+        g.opts.height
+    )?;
+    g.new_game()?;
+    let mut line = String::new();
+    loop {
+        write!(g.out, "{}> ", g.prompt())?;
+        g.out.flush()?;
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            writeln!(g.out)?;
+            return Ok(());
+        }
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let (word, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+        match word.to_ascii_lowercase().as_str() {
+            "quit" | "exit" | "q" => return Ok(()),
+            "help" | "?" => writeln!(g.out, "{HELP}")?,
+            "new" => g.new_game()?,
+            "undo" => g.undo()?,
+            "hint" => g.hint()?,
+            "swap" => g.swap()?,
+            "save" => g.save(rest.trim())?,
+            "load" => g.load(rest.trim())?,
+            _ => g.human_move(text)?,
+        }
+    }
+}
+
+impl Game<'_> {
+    fn prompt(&self) -> String {
+        let colour = if self.opts.human == Color::Black {
+            "X"
+        } else {
+            "O"
+        };
+        match self.result {
+            Some(_) => "game over (new, undo, save FILE, quit)".to_string(),
+            None => format!("your move as {colour}"),
+        }
+    }
+
+    fn board(&self) -> &crate::board::Board {
+        self.engine.board().expect("a game is always set up")
+    }
+
+    /// Who plays `c`, for messages.
+    fn who(&self, c: Color) -> &'static str {
+        if c == self.opts.human {
+            "you"
+        } else {
+            "Wuzi"
+        }
+    }
+
+    fn new_game(&mut self) -> anyhow::Result<()> {
+        self.engine.set_rule(self.opts.rule);
+        self.engine
+            .new_game(self.opts.width, self.opts.height)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        self.engine.options.show_detail = false;
+        self.engine.options.time = TimeControl {
+            turn_ms: Some(self.opts.time.as_millis() as u64),
+            match_ms: 0,
+            left_ms: None,
+        };
+        self.result = None;
+        let human = if self.opts.human == Color::Black {
+            "black (X)"
+        } else {
+            "white (O)"
+        };
+        writeln!(self.out, "New game: you play {human}.")?;
+        if self.opts.human == Color::White {
+            self.engine_move()?;
+        } else {
+            self.show()?;
+        }
+        Ok(())
+    }
+
+    fn show(&mut self) -> anyhow::Result<()> {
+        let five = winning_line(self.board());
+        let text = render(self.board(), &five, self.display.style);
+        write!(self.out, "\n{text}\n")?;
+        Ok(())
+    }
+
+    /// A typed cell: `h8` or `x,y`.
+    fn parse_cell(&self, text: &str) -> Option<Pos> {
+        let b = self.board();
+        let (x, y) = if let Some((x, y)) = text.split_once(',') {
+            (x.trim().parse::<i64>().ok()?, y.trim().parse::<i64>().ok()?)
+        } else {
+            let mut chars = text.chars();
+            let letter = chars.next()?.to_ascii_lowercase();
+            if !letter.is_ascii_lowercase() {
+                return None;
+            }
+            let row: i64 = chars.as_str().parse().ok()?;
+            ((letter as u8 - b'a') as i64, row - 1)
+        };
+        b.pos_at(x, y).ok()
+    }
+
+    fn human_move(&mut self, text: &str) -> anyhow::Result<()> {
+        if self.result.is_some() {
+            writeln!(self.out, "The game is over: new, undo, save FILE or quit.")?;
+            return Ok(());
+        }
+        let Some(p) = self.parse_cell(text) else {
+            writeln!(
+                self.out,
+                "'{text}' is neither a move on this board (like h8 or 7,7) nor a command; type help."
+            )?;
+            return Ok(());
+        };
+        if !self.board().is_empty(p) {
+            writeln!(self.out, "{} is taken.", cell_name(p))?;
+            return Ok(());
+        }
+        if self.opts.human == Color::Black {
+            if let Some(foul) = self.engine.foul(p) {
+                writeln!(
+                    self.out,
+                    "{} is forbidden for black under renju: it makes {}.",
+                    cell_name(p),
+                    foul.name()
+                )?;
+                return Ok(());
+            }
+        }
+        self.engine
+            .play_opponent(p.x() as i64, p.y() as i64)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        if self.check_end()? {
+            return Ok(());
+        }
+        self.engine_move()
+    }
+
+    /// Wuzi thinks, with the live line when there is a terminal, and plays.
+    fn engine_move(&mut self) -> anyhow::Result<()> {
+        let (r, searcher) = self.think(self.board().clone())?;
+        self.engine.finish_think(searcher, Some(r.best));
+        writeln!(
+            self.out,
+            "Wuzi plays {} (value {}, depth {}, {:.1} s).",
+            cell_name(r.best),
+            format_value(r.value),
+            r.depth,
+            r.elapsed.as_secs_f64()
+        )?;
+        if !self.check_end()? {
+            self.show()?;
+        }
+        Ok(())
+    }
+
+    /// Search `board` for its side to move; the searcher comes back with the result.
+    fn think(&mut self, board: crate::board::Board) -> anyhow::Result<(SearchResult, Searcher)> {
+        let job = self
+            .engine
+            .think_on(board, Instant::now())
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let (tx, rx) = mpsc::channel();
+        let live = LiveLine {
+            on: self.display.live,
+        };
+        job.start(live, move |r, s| {
+            let _ = tx.send((r, s));
+        })?;
+        let done = rx
+            .recv()
+            .map_err(|_| anyhow::anyhow!("the search thread ended without an answer"))?;
+        if self.display.live {
+            write!(self.out, "\r\x1b[K")?;
+        }
+        Ok(done)
+    }
+
+    /// After a move: announce a win or a full board.
+    fn check_end(&mut self) -> anyhow::Result<bool> {
+        let Some(&(last, colour)) = self.board().history().last() else {
+            return Ok(false);
+        };
+        let result = if self.engine.last_move_won() {
+            let five: Vec<String> = winning_line(self.board())
+                .into_iter()
+                .map(cell_name)
+                .collect();
+            let side = if colour == Color::Black {
+                "Black"
+            } else {
+                "White"
+            };
+            format!(
+                "{side} ({}) wins with {}: {}.",
+                self.who(colour),
+                cell_name(last),
+                five.join(" ")
+            )
+        } else if self.board().empty_count() == 0 {
+            "Draw: the board is full.".to_string()
+        } else {
+            return Ok(false);
+        };
+        self.show()?;
+        writeln!(self.out, "{result}")?;
+        self.result = Some(result);
+        Ok(true)
+    }
+
+    fn undo(&mut self) -> anyhow::Result<()> {
+        // Back to just before the person's last move.
+        let history = self.board().history().to_vec();
+        let Some(mine) = history.iter().rposition(|&(_, c)| c == self.opts.human) else {
+            writeln!(self.out, "Nothing of yours to take back.")?;
+            return Ok(());
+        };
+        for &(p, _) in history[mine..].iter().rev() {
+            self.engine
+                .takeback(p.x() as i64, p.y() as i64)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        self.result = None;
+        writeln!(self.out, "Took back {} move(s).", history.len() - mine)?;
+        self.show()
+    }
+
+    fn hint(&mut self) -> anyhow::Result<()> {
+        if self.result.is_some() {
+            writeln!(self.out, "The game is over.")?;
+            return Ok(());
+        }
+        let (r, searcher) = self.think(self.board().clone())?;
+        self.engine.return_searcher(searcher);
+        writeln!(
+            self.out,
+            "Hint: {} (value {} for you, win rate {:.0}%).",
+            cell_name(r.best),
+            format_value(r.value),
+            100.0 * winrate(r.value)
+        )?;
+        Ok(())
+    }
+
+    fn swap(&mut self) -> anyhow::Result<()> {
+        if self.result.is_some() {
+            writeln!(self.out, "The game is over.")?;
+            return Ok(());
+        }
+        self.opts.human = self.opts.human.opp();
+        let side = if self.opts.human == Color::Black {
+            "black (X)"
+        } else {
+            "white (O)"
+        };
+        writeln!(
+            self.out,
+            "You play {side} now; Wuzi takes over your stones."
+        )?;
+        let moves = self.board().history().to_vec();
+        self.replay(&moves.iter().map(|&(p, _)| p).collect::<Vec<_>>())?;
+        self.engine_move()
+    }
+
+    /// Set the game to `moves` (from black, alternating), with the current sides.
+    fn replay(&mut self, moves: &[Pos]) -> anyhow::Result<()> {
+        let (w, h) = (self.board().width(), self.board().height());
+        self.engine
+            .new_game(w, h)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        for (i, p) in moves.iter().enumerate() {
+            let colour = if i % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let (x, y) = (p.x() as i64, p.y() as i64);
+            let placed = if colour == self.opts.human {
+                self.engine.play_opponent(x, y)
+            } else {
+                self.engine.play_own(x, y)
+            };
+            placed.map_err(|e| anyhow::anyhow!("move {}: {e}", i + 1))?;
+        }
+        self.result = None;
+        Ok(())
+    }
+
+    fn save(&mut self, path: &str) -> anyhow::Result<()> {
+        if path.is_empty() {
+            writeln!(self.out, "save needs a file name, e.g. save game.sgf")?;
+            return Ok(());
+        }
+        let b = self.board();
+        let mut record = Record::new(b.width(), b.height());
+        record.rule = Some(b.rule());
+        record.moves = b.history().iter().map(|&(p, _)| Move::at(p)).collect();
+        let names = ["You".to_string(), "Wuzi".to_string()];
+        let (black, white) = if self.opts.human == Color::Black {
+            (&names[0], &names[1])
+        } else {
+            (&names[1], &names[0])
+        };
+        record.black = Some(black.clone());
+        record.white = Some(white.clone());
+        match records::save(Path::new(path), &record) {
+            Ok(()) => writeln!(self.out, "Saved {} moves to {path}.", record.moves.len())?,
+            Err(e) => writeln!(self.out, "Not saved: {e}")?,
+        }
+        Ok(())
+    }
+
+    fn load(&mut self, path: &str) -> anyhow::Result<()> {
+        if path.is_empty() {
+            writeln!(self.out, "load needs a file name, e.g. load game.sgf")?;
+            return Ok(());
+        }
+        let record = match records::load_with_format(Path::new(path)) {
+            Ok((mut r, format)) => {
+                // A pos string names no board: it is played on this one if it fits.
+                let (w, h) = (self.opts.width, self.opts.height);
+                let fits = r.moves.iter().all(|m| m.pos.x() < w && m.pos.y() < h);
+                if format == records::Format::PosString && fits {
+                    (r.width, r.height) = (w, h);
+                }
+                r
+            }
+            Err(e) => {
+                writeln!(self.out, "Not loaded: {e}")?;
+                return Ok(());
+            }
+        };
+        let before = self
+            .board()
+            .history()
+            .iter()
+            .map(|&(p, _)| p)
+            .collect::<Vec<_>>();
+        let size = (self.opts.width, self.opts.height);
+        self.opts.width = record.width;
+        self.opts.height = record.height;
+        if let Some(rule) = record.rule {
+            self.opts.rule = rule;
+        }
+        self.engine.set_rule(self.opts.rule);
+        self.engine
+            .new_game(record.width, record.height)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        if let Err(e) = self.replay(&record.positions()) {
+            writeln!(self.out, "Not loaded: {e}")?;
+            (self.opts.width, self.opts.height) = size;
+            self.engine
+                .new_game(size.0, size.1)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            return self.replay(&before);
+        }
+        writeln!(
+            self.out,
+            "Loaded {} moves ({} on {}x{}).",
+            record.moves.len(),
+            self.opts.rule.name(),
+            record.width,
+            record.height
+        )?;
+        if self.check_end()? {
+            return Ok(());
+        }
+        if self.board().side_to_move() != self.opts.human {
+            return self.engine_move();
+        }
+        self.show()
+    }
+}
+
+/// The live status line while Wuzi thinks (terminals only).
+struct LiveLine {
+    on: bool,
+}
+
+impl Observer for LiveLine {
+    fn iteration(&mut self, r: &IterationReport) {
+        if !self.on {
+            return;
+        }
+        let pv: Vec<String> = r.pv.iter().take(6).map(|&p| cell_name(p)).collect();
+        let mut out = std::io::stdout().lock();
+        // A failed write to the terminal is not worth stopping the search for.
+        let _ = write!(
+            out,
+            "\r\x1b[KWuzi thinks: depth {} value {} win {:.0}% pv {}",
+            r.depth,
+            format_value(r.value),
+            100.0 * winrate(r.value),
+            pv.join(" ")
+        );
+        let _ = out.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn options() {
+        let o = Options::parse(&args("--size 20x15 --rule renju --white --time 0.5")).unwrap();
+        assert_eq!(
+            (o.width, o.height, o.rule, o.human),
+            (20, 15, Rule::Renju, Color::White)
+        );
+        assert_eq!(o.time, Duration::from_millis(500));
+        assert_eq!(
+            Options::parse(&args("--rule 1")).unwrap().rule,
+            Rule::Standard
+        );
+        for bad in [
+            "--size 4",
+            "--size 40",
+            "--rule 3",
+            "--time 0",
+            "--time",
+            "--colour red",
+        ] {
+            let e = Options::parse(&args(bad)).unwrap_err().to_string();
+            assert!(
+                e.contains("expected") || e.contains("needs") || e.contains("unexpected"),
+                "{bad}: {e}"
+            );
+        }
+    }
+
+    /// Play a script of typed lines; the text the person would see.
+    fn session(opts: &str, typed: &str) -> String {
+        let mut input = std::io::Cursor::new(typed.as_bytes().to_vec());
+        let mut out = Vec::new();
+        let mut o = Options::parse(&args(opts)).unwrap();
+        o.time = Duration::from_millis(100);
+        let display = Display {
+            style: Style::Plain,
+            live: false,
+        };
+        run(o, &mut input, &mut out, display).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn moves_commands_and_refusals() {
+        let text = session("--size 9", "h8\nh8\nz1\nhint\nundo\nhelp\nquit\n");
+        assert!(text.contains("Wuzi plays "), "{text}");
+        assert!(text.contains("h8 is taken."), "{text}");
+        assert!(text.contains("'z1' is neither a move"), "{text}");
+        assert!(text.contains("Hint: "), "{text}");
+        assert!(text.contains("Took back 2 move(s)."), "{text}");
+        assert!(text.contains("undo        take back"), "{text}");
+    }
+
+    #[test]
+    fn renju_fouls_are_refused_with_the_reason() {
+        // Black (the person) to move with f8 g8 and h6 h7 on the board: h8 makes two open
+        // threes.
+        let dir = std::env::temp_dir().join(format!("wuzi-play-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("foul.txt");
+        std::fs::write(&file, "f8a1g8a3h6a5h7a7\n").unwrap();
+        let typed = format!("load {}\nh8\nquit\n", file.display());
+        let text = session("--rule renju", &typed);
+        assert!(text.contains("Loaded 8 moves (renju on 15x15)."), "{text}");
+        assert!(
+            text.contains("h8 is forbidden for black under renju: it makes a double three."),
+            "{text}"
+        );
+        // Saved and loaded again: the same position, and under freestyle h8 is a move.
+        let saved = dir.join("game.sgf");
+        let typed = format!("load {}\nsave {}\nquit\n", file.display(), saved.display());
+        session("--rule renju", &typed);
+        let typed = format!("load {}\nh8\nquit\n", saved.display());
+        let text = session("", &typed);
+        assert!(text.contains("Loaded 8 moves (renju on 15x15)."), "{text}");
+        assert!(
+            text.contains("forbidden"),
+            "the rule comes from the SGF: {text}"
+        );
+        let broken = dir.join("broken.sgf");
+        std::fs::write(&broken, "(;GM[4]SZ[15];B[hh];B[ii])").unwrap();
+        let text = session("", &format!("load {}\nquit\n", broken.display()));
+        assert!(
+            text.contains("Not loaded: ") && text.contains("expected a white move"),
+            "{text}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
