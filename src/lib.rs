@@ -11,6 +11,7 @@ pub mod pattern;
 pub mod play;
 pub mod protocol;
 pub mod records;
+pub mod review;
 pub mod rules;
 pub mod search;
 pub mod types;

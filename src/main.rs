@@ -43,12 +43,16 @@ fn main() -> anyhow::Result<()> {
             };
             wuzi::play::run(opts, &mut io::stdin().lock(), &mut io::stdout(), display)
         }
+        Some("review") => {
+            let req = wuzi::review::Request::parse(&args[1..])?;
+            wuzi::review::run(&req, &mut io::stdout())
+        }
         Some("online") => {
             let fast_poll = std::env::var_os(wuzi::online::cli::FAST_POLL_ENV).is_some();
             let config = wuzi::online::cli::parse(&args[1..], fast_poll)?;
             wuzi::online::run(&config, &mut io::stdout())?;
             Ok(())
         }
-        Some(other) => anyhow::bail!("unknown subcommand '{other}' (run with no arguments for the protocol, 'bench [depth]', '{}', '{}' or '{}')", wuzi::analyse::USAGE, wuzi::play::USAGE, wuzi::online::cli::USAGE),
+        Some(other) => anyhow::bail!("unknown subcommand '{other}' (run with no arguments for the protocol, 'bench [depth]', '{}', '{}', '{}' or '{}')", wuzi::analyse::USAGE, wuzi::play::USAGE, wuzi::review::USAGE, wuzi::online::cli::USAGE),
     }
 }

@@ -21,17 +21,33 @@ pub struct Move {
     pub time_ms: Option<u64>,
     /// A comment, where the format keeps it (SGF).
     pub comment: Option<String>,
+    /// A judgement of the move, where the format keeps it (SGF).
+    pub mark: Option<Mark>,
 }
 
 impl Move {
-    /// A move with no time and no comment.
+    /// A move with no time, comment or mark.
     pub fn at(pos: Pos) -> Move {
         Move {
             pos,
             time_ms: None,
             comment: None,
+            mark: None,
         }
     }
+}
+
+/// SGF's move annotations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// `BM[1]`, `BM[2]`: a bad move, a very bad one.
+    Bad(u8),
+    /// `DO[]`: doubtful.
+    Doubtful,
+    /// `IT[]`: interesting.
+    Interesting,
+    /// `TE[1]`, `TE[2]`: a good move (a tesuji), a very good one.
+    Good(u8),
 }
 
 /// A game: the board, the moves from black's first, and what the file said of the game.
@@ -256,6 +272,15 @@ mod tests {
                 pos: Pos::new(x, y),
                 time_ms: Some(100 * i as u64),
                 comment: (i == 1).then(|| "a [bracket] and a \\ backslash".to_string()),
+                mark: [
+                    None,
+                    Some(Mark::Bad(2)),
+                    Some(Mark::Doubtful),
+                    Some(Mark::Good(1)),
+                ]
+                .get(i)
+                .copied()
+                .flatten(),
             });
         }
         r.rule = Some(Rule::Renju);
@@ -274,6 +299,7 @@ mod tests {
             }
             if format != Format::Sgf {
                 m.comment = None;
+                m.mark = None;
             }
         }
         if format != Format::Sgf {

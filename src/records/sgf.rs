@@ -12,7 +12,7 @@
 //! (`AB`, `AW`) and passes are refused with an error.
 
 use super::coords::{sgf_value, to_sgf};
-use super::{board_size, shown, Record, RecordError};
+use super::{board_size, shown, Mark, Record, RecordError};
 use crate::types::Rule;
 
 /// One property: its name, values and line.
@@ -182,6 +182,7 @@ pub fn read(text: &str) -> Result<Record, RecordError> {
     }
     for node in &nodes {
         let mut comment = None;
+        let mut mark = None;
         let mut moved = false;
         for p in node {
             match p.name.as_str() {
@@ -207,11 +208,23 @@ pub fn read(text: &str) -> Result<Record, RecordError> {
                     return Err(e);
                 }
                 "C" => comment = Some(p.values[0].clone()),
+                "BM" | "TE" => {
+                    let n = if p.values[0].trim() == "2" { 2 } else { 1 };
+                    mark = Some(if p.name == "BM" {
+                        Mark::Bad(n)
+                    } else {
+                        Mark::Good(n)
+                    });
+                }
+                "DO" => mark = Some(Mark::Doubtful),
+                "IT" => mark = Some(Mark::Interesting),
                 _ => {}
             }
         }
-        if let (true, Some(c)) = (moved, comment) {
-            record.moves.last_mut().expect("a move was read").comment = Some(c);
+        if moved {
+            let m = record.moves.last_mut().expect("a move was read");
+            m.comment = comment;
+            m.mark = mark;
         }
     }
     Ok(record)
@@ -252,6 +265,13 @@ pub fn write(record: &Record) -> String {
     for (i, m) in record.moves.iter().enumerate() {
         let colour = if i % 2 == 0 { 'B' } else { 'W' };
         s.push_str(&format!(";{colour}[{}]", to_sgf(m.pos)));
+        match m.mark {
+            Some(Mark::Bad(n)) => s.push_str(&format!("BM[{n}]")),
+            Some(Mark::Good(n)) => s.push_str(&format!("TE[{n}]")),
+            Some(Mark::Doubtful) => s.push_str("DO[]"),
+            Some(Mark::Interesting) => s.push_str("IT[]"),
+            None => {}
+        }
         if let Some(c) = &m.comment {
             s.push_str(&format!("C[{}]", escape(c)));
         }
