@@ -28,8 +28,10 @@ const MAX_PLY: i32 = 120;
 pub const MAX_DEPTH: Depth = 60;
 /// Plies of four-making moves the quiescence search may chain.
 const QS_MAX_FOURS: i32 = 12;
-/// Poll the clock and the stop flag every this many nodes.
-const POLL_NODES: u64 = 512;
+/// Poll the clock and the stop flag every this many nodes. Often enough that a search
+/// whose nodes are slow (the first moves of a process page in its hash table) still stops
+/// within a fraction of a millisecond of its limit.
+const POLL_NODES: u64 = 64;
 /// Reverse futility pruning: deepest depth and margin per ply.
 const RFP_MAX_DEPTH: Depth = 6;
 const RFP_MARGIN: Value = 40;
@@ -394,8 +396,9 @@ impl Searcher {
             None => VCT_OWN_BUDGET * 3,
         };
         let own_budget = total / 3;
+        let deadline = self.limits.hard.map(|h| self.start + h);
         let refute_budget = (total - own_budget) / VCT_REFUTE_MOVES as u64;
-        let mut v = Vct::stoppable(own_budget, &self.stop);
+        let mut v = Vct::stoppable(own_budget, &self.stop, deadline);
         let win = v.find_win(board, VCT_DEPTH);
         self.nodes += v.nodes();
         if let Some((p, plies)) = win {
@@ -407,7 +410,7 @@ impl Searcher {
         for (i, &m) in root.iter().enumerate() {
             if i < VCT_REFUTE_MOVES {
                 board.make_move(m.pos);
-                let mut v = Vct::stoppable(refute_budget, &self.stop);
+                let mut v = Vct::stoppable(refute_budget, &self.stop, deadline);
                 let refuted = v.attacker_wins(board, VCT_DEPTH);
                 self.nodes += v.nodes();
                 board.undo();

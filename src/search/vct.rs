@@ -12,9 +12,10 @@ use crate::rules;
 use crate::types::Pos;
 use smallvec::SmallVec;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
-/// Poll the stop flag every this many nodes.
-const POLL_NODES: u64 = 256;
+/// Poll the stop flag and the clock every this many nodes.
+const POLL_NODES: u64 = 64;
 
 /// A node-limited VCT solver.
 pub struct Vct<'a> {
@@ -22,6 +23,8 @@ pub struct Vct<'a> {
     budget: u64,
     /// When set, the solver gives up at its next poll.
     stop: Option<&'a AtomicBool>,
+    /// The solver gives up at its first poll after this.
+    deadline: Option<Instant>,
 }
 
 impl Vct<'_> {
@@ -31,23 +34,27 @@ impl Vct<'_> {
             nodes: 0,
             budget,
             stop: None,
+            deadline: None,
         }
     }
 
-    /// A solver that also gives up as soon as it sees `stop` set.
-    pub fn stoppable(budget: u64, stop: &AtomicBool) -> Vct<'_> {
+    /// A solver that also gives up as soon as it sees `stop` set or `deadline` passed.
+    pub fn stoppable(budget: u64, stop: &AtomicBool, deadline: Option<Instant>) -> Vct<'_> {
         Vct {
             nodes: 0,
             budget,
             stop: Some(stop),
+            deadline,
         }
     }
 
-    /// Count a node; a stop request seen here spends the rest of the budget.
+    /// Count a node; a stop request or the deadline seen here spends the rest of the
+    /// budget.
     fn visit(&mut self) {
         self.nodes += 1;
         if self.nodes.is_multiple_of(POLL_NODES)
-            && self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+            && (self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+                || self.deadline.is_some_and(|d| Instant::now() >= d))
         {
             self.budget = 0;
         }
