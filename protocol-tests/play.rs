@@ -82,11 +82,18 @@ impl Terminal {
     /// Waits until the screen's last non-blank line is a prompt (ends in `>`) or the
     /// program's end, and `done` holds; returns the screen.
     fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        self.wait_until(what, |s| {
+            let last = s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+            (last.ends_with('>') || last.contains("[exited]")) && done(s)
+        })
+    }
+
+    /// Waits until `done` holds for the screen; returns the screen.
+    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen(false);
-            let last = s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
-            if (last.ends_with('>') || last.contains("[exited]")) && done(&s) {
+            if done(&s) {
                 return s;
             }
             assert!(
@@ -231,4 +238,16 @@ fn plain_ascii_without_colour() {
     assert!(t.command("quit").contains("[exited]"));
     assert!(Path::new(&file).exists());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_protocol_says_what_it_waits_for_in_a_terminal() {
+    // With no arguments, from a terminal: one hint line, then the protocol as usual.
+    let t = Terminal::start("wuzi-play-protocol", exe(), &[]);
+    let hint = "Wuzi, pbrain protocol: type START 15 (END quits); to play: pbrain-wuzi play";
+    t.wait_until("the hint", |s| s.lines().any(|l| l.trim_end() == hint));
+    t.type_line("START 9");
+    t.wait_until("OK", |s| s.lines().any(|l| l.trim() == "OK"));
+    t.type_line("END");
+    t.wait_until("the exit", |s| s.contains("[exited]"));
 }

@@ -9,78 +9,25 @@ use std::io::Write;
 /// TT size for analysis runs.
 const ANALYSE_TT_BYTES: usize = 64 << 20;
 
-/// What `analyse` was asked.
-#[derive(Debug, PartialEq)]
+/// What `analyse` was asked: one position, searched to a depth or a node count (never
+/// timed, so the output is the same on every machine).
+#[derive(clap::Args, Debug, PartialEq)]
+#[command(group(clap::ArgGroup::new("limit").required(true).args(["depth", "nodes"])))]
 pub struct Request {
+    /// Rule: 0 freestyle, 1 exact five, 4 renju, 8 caro, 9 caro with exact five (or a name).
+    #[arg(long, default_value = "0", value_parser = crate::cli::rule)]
     pub rule: Rule,
-    pub width: usize,
-    pub height: usize,
+    /// Board size: N or WxH.
+    #[arg(long, default_value = "15", value_parser = crate::cli::size)]
+    pub size: (usize, usize),
+    /// Search to this depth.
+    #[arg(long, value_parser = crate::cli::depth)]
     pub depth: Option<Depth>,
+    /// Search this many nodes.
+    #[arg(long)]
     pub nodes: Option<u64>,
-    /// Moves from black, alternating, as `x,y`.
-    pub moves: String,
-}
-
-/// Usage text for errors.
-pub const USAGE: &str = "analyse [--rule N] [--size W[xH]] [--depth D] [--nodes N] x,y x,y ... \
-(moves from black, alternating; rule numbers as in INFO rule)";
-
-impl Request {
-    /// Parse the arguments after `analyse`.
-    pub fn parse(args: &[String]) -> anyhow::Result<Request> {
-        let mut r = Request {
-            rule: Rule::Freestyle,
-            width: 15,
-            height: 15,
-            depth: None,
-            nodes: None,
-            moves: String::new(),
-        };
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            let mut value = |name: &str| {
-                it.next()
-                    .ok_or_else(|| anyhow::anyhow!("{name} needs a value; usage: {USAGE}"))
-            };
-            match a.as_str() {
-                "--rule" => {
-                    let v = value("--rule")?;
-                    r.rule = v
-                        .parse()
-                        .ok()
-                        .and_then(Rule::from_protocol)
-                        .ok_or_else(|| anyhow::anyhow!("unknown rule '{v}'"))?;
-                }
-                "--size" => {
-                    let v = value("--size")?;
-                    let (w, h) = v.split_once('x').unwrap_or((v, v));
-                    r.width = w.parse().map_err(|_| anyhow::anyhow!("bad size '{v}'"))?;
-                    r.height = h.parse().map_err(|_| anyhow::anyhow!("bad size '{v}'"))?;
-                }
-                "--depth" => {
-                    let v = value("--depth")?;
-                    r.depth = Some(v.parse().map_err(|_| anyhow::anyhow!("bad depth '{v}'"))?);
-                }
-                "--nodes" => {
-                    let v = value("--nodes")?;
-                    r.nodes = Some(
-                        v.parse()
-                            .map_err(|_| anyhow::anyhow!("bad node count '{v}'"))?,
-                    );
-                }
-                m if m.contains(',') => {
-                    r.moves.push_str(m);
-                    r.moves.push(' ');
-                }
-                other => anyhow::bail!("unexpected argument '{other}'; usage: {USAGE}"),
-            }
-        }
-        anyhow::ensure!(
-            r.depth.is_some() || r.nodes.is_some(),
-            "give --depth or --nodes (analysis is never timed); usage: {USAGE}"
-        );
-        Ok(r)
-    }
+    /// The moves from black's first, alternating, as x,y (0-based column,row).
+    pub moves: Vec<String>,
 }
 
 struct Printer<'a>(&'a mut dyn Write);
@@ -102,7 +49,8 @@ impl Observer for Printer<'_> {
 
 /// Search the requested position and print each iteration and the result to `out`.
 pub fn run(req: &Request, out: &mut dyn Write) -> anyhow::Result<()> {
-    let mut board = bench::setup(req.rule, req.width, req.height, &req.moves)?;
+    let (width, height) = req.size;
+    let mut board = bench::setup(req.rule, width, height, &req.moves.join(" "))?;
     anyhow::ensure!(board.empty_count() > 0, "the board is full");
     let mut searcher = Searcher::new(ANALYSE_TT_BYTES);
     let limits = Limits {
@@ -123,24 +71,27 @@ pub fn run(req: &Request, out: &mut dyn Write) -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    fn request(line: &str) -> Result<Request, String> {
+        match crate::cli::parse(&format!("analyse {line}"))? {
+            crate::cli::Command::Analyse(r) => Ok(r),
+            other => Err(format!("{other:?}")),
+        }
     }
 
     #[test]
     fn parses_options_and_moves() {
-        let r = Request::parse(&args("--rule 4 --size 20x18 --depth 3 7,7 8,8")).unwrap();
+        let r = request("--rule 4 --size 20x18 --depth 3 7,7 8,8").unwrap();
         assert_eq!(r.rule, Rule::Renju);
-        assert_eq!((r.width, r.height, r.depth), (20, 18, Some(3)));
-        assert_eq!(r.moves.trim(), "7,7 8,8");
-        assert!(Request::parse(&args("7,7")).is_err(), "a limit is required");
-        assert!(Request::parse(&args("--rule 3 --depth 2")).is_err());
-        assert!(Request::parse(&args("--depth")).is_err());
+        assert_eq!((r.size, r.depth), ((20, 18), Some(3)));
+        assert_eq!(r.moves, ["7,7", "8,8"]);
+        assert!(request("7,7").is_err(), "a limit is required");
+        assert!(request("--rule 3 --depth 2").is_err());
+        assert!(request("--depth").is_err());
     }
 
     #[test]
     fn finds_the_open_four() {
-        let r = Request::parse(&args("--depth 2 7,7 0,0 8,7 0,2 9,7 0,4")).unwrap();
+        let r = request("--depth 2 7,7 0,0 8,7 0,2 9,7 0,4").unwrap();
         let mut out = Vec::new();
         run(&r, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();

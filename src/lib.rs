@@ -3,6 +3,7 @@
 pub mod analyse;
 pub mod bench;
 pub mod board;
+pub mod cli;
 pub mod engine;
 pub mod eval;
 pub mod movegen;

@@ -1,34 +1,34 @@
-//! `pbrain-wuzi`: with no arguments, the pbrain protocol on stdin/stdout; `bench [depth]`
-//! runs the fixed bench positions; `analyse ...` searches one position; `online ...` plays
-//! a game on the seeds' game server.
+//! `pbrain-wuzi`: with no arguments, the pbrain protocol on stdin/stdout (as managers and
+//! GUIs run it); the subcommands are for people and tools (see `cli`).
 
-use std::io;
+use clap::Parser;
+use std::io::{self, IsTerminal};
+use wuzi::cli::{Cli, Command};
 use wuzi::protocol::{self, output::Output};
 
 fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
+    let cli = Cli::parse();
+    match cli.command {
         None => {
+            if io::stdin().is_terminal() {
+                // Only a person at a terminal sees this; managers use pipes.
+                // One line that fits 80 columns.
+                eprintln!(
+                    "Wuzi, pbrain protocol: type START 15 (END quits); to play: pbrain-wuzi play"
+                );
+            }
             let stdin = io::stdin();
             protocol::run(io::BufReader::new(stdin), Output::new(io::stdout()));
             // Every command is answered by now; leave without waiting for the input thread.
             std::process::exit(0);
         }
-        Some("bench") => {
-            let depth = match args.get(1) {
-                Some(d) => d.parse().map_err(|_| anyhow::anyhow!("bench depth must be a number, got '{d}'"))?,
-                None => wuzi::bench::DEFAULT_DEPTH,
-            };
+        Some(Command::Bench { depth }) => {
             wuzi::bench::run(depth, &mut io::stderr())?;
             Ok(())
         }
-        Some("analyse") => {
-            let req = wuzi::analyse::Request::parse(&args[1..])?;
-            wuzi::analyse::run(&req, &mut io::stdout())
-        }
-        Some("play") => {
-            use std::io::IsTerminal;
-            let opts = wuzi::play::Options::parse(&args[1..])?;
+        Some(Command::Analyse(req)) => wuzi::analyse::run(&req, &mut io::stdout()),
+        Some(Command::Review(req)) => wuzi::review::run(&req, &mut io::stdout()),
+        Some(Command::Play(args)) => {
             let terminal = io::stdout().is_terminal();
             let colour = terminal
                 && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
@@ -41,18 +41,18 @@ fn main() -> anyhow::Result<()> {
                 },
                 live: terminal,
             };
-            wuzi::play::run(opts, &mut io::stdin().lock(), &mut io::stdout(), display)
+            wuzi::play::run(
+                args.options(),
+                &mut io::stdin().lock(),
+                &mut io::stdout(),
+                display,
+            )
         }
-        Some("review") => {
-            let req = wuzi::review::Request::parse(&args[1..])?;
-            wuzi::review::run(&req, &mut io::stdout())
-        }
-        Some("online") => {
+        Some(Command::Online(args)) => {
             let fast_poll = std::env::var_os(wuzi::online::cli::FAST_POLL_ENV).is_some();
-            let config = wuzi::online::cli::parse(&args[1..], fast_poll)?;
+            let config = args.into_config(fast_poll)?;
             wuzi::online::run(&config, &mut io::stdout())?;
             Ok(())
         }
-        Some(other) => anyhow::bail!("unknown subcommand '{other}' (run with no arguments for the protocol, 'bench [depth]', '{}', '{}', '{}' or '{}')", wuzi::analyse::USAGE, wuzi::play::USAGE, wuzi::review::USAGE, wuzi::online::cli::USAGE),
     }
 }

@@ -17,10 +17,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Usage text for errors.
-pub const USAGE: &str =
-    "review GAME [--depth D | --time SECONDS] [--rule R] [--sgf OUT] (GAME: .psq, .sgf, .sav or a pos-string file)";
-
 /// TT size for reviews.
 const REVIEW_TT_BYTES: usize = 64 << 20;
 /// Depth per position when neither `--depth` nor `--time` is given.
@@ -31,78 +27,25 @@ const MISTAKE_PP: f64 = 10.0;
 const INACCURACY_PP: f64 = 5.0;
 
 /// What `review` was asked.
-#[derive(Debug, PartialEq)]
+#[derive(clap::Args, Debug, PartialEq)]
 pub struct Request {
+    /// The game: a .psq, .sgf (as c-gomoku-cli writes them), .sav or pos-string file.
     pub game: PathBuf,
+    /// Search every position to this depth (10 unless --time is given).
+    #[arg(long, conflicts_with = "time", value_parser = crate::cli::depth)]
     pub depth: Option<Depth>,
+    /// Search every position for this many seconds instead.
+    #[arg(long, value_parser = crate::cli::seconds)]
     pub time: Option<Duration>,
-    /// The rule, when the file does not say (SGF `RU`) or says wrong.
+    /// The rule, when the file does not say (SGF RU) or says wrong: 0, 1, 4, 8, 9 or a name.
+    #[arg(long, value_parser = crate::cli::rule)]
     pub rule: Option<Rule>,
+    /// Also write the game with every move's review as SGF comments and marks.
+    #[arg(long, value_name = "OUT")]
     pub sgf: Option<PathBuf>,
 }
 
 impl Request {
-    /// Parse the arguments after `review`.
-    pub fn parse(args: &[String]) -> anyhow::Result<Request> {
-        let mut game = None;
-        let mut r = Request {
-            game: PathBuf::new(),
-            depth: None,
-            time: None,
-            rule: None,
-            sgf: None,
-        };
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            let mut value = |name: &str| {
-                it.next()
-                    .ok_or_else(|| anyhow::anyhow!("{name} needs a value; usage: {USAGE}"))
-            };
-            match a.as_str() {
-                "--depth" => {
-                    let v = value("--depth")?;
-                    r.depth = Some(
-                        v.parse()
-                            .ok()
-                            .filter(|d| (1..=60).contains(d))
-                            .ok_or_else(|| {
-                                anyhow::anyhow!("--depth: expected 1 to 60, got '{v}'")
-                            })?,
-                    );
-                }
-                "--time" => {
-                    let v = value("--time")?;
-                    let secs: f64 = v
-                        .parse()
-                        .ok()
-                        .filter(|s: &f64| *s > 0.0 && *s <= 3600.0)
-                        .ok_or_else(|| {
-                            anyhow::anyhow!("--time: expected seconds per position, got '{v}'")
-                        })?;
-                    r.time = Some(Duration::from_secs_f64(secs));
-                }
-                "--rule" => {
-                    let v = value("--rule")?;
-                    r.rule = Some(v.parse().ok().and_then(Rule::from_protocol).ok_or_else(
-                        || anyhow::anyhow!("--rule: expected 0, 1, 4, 8 or 9, got '{v}'"),
-                    )?);
-                }
-                "--sgf" => r.sgf = Some(PathBuf::from(value("--sgf")?)),
-                other if other.starts_with("--") => {
-                    anyhow::bail!("unexpected option '{other}'; usage: {USAGE}")
-                }
-                file if game.is_none() => game = Some(PathBuf::from(file)),
-                other => anyhow::bail!("one game at a time, got '{other}' too; usage: {USAGE}"),
-            }
-        }
-        anyhow::ensure!(
-            !(r.depth.is_some() && r.time.is_some()),
-            "give --depth or --time, not both; usage: {USAGE}"
-        );
-        r.game = game.ok_or_else(|| anyhow::anyhow!("which game? usage: {USAGE}"))?;
-        Ok(r)
-    }
-
     fn limits(&self) -> Limits {
         let mut limits = Limits {
             multipv: 2,
@@ -443,20 +386,24 @@ pub fn run(req: &Request, out: &mut dyn Write) -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    fn request(line: &str) -> Result<Request, String> {
+        match crate::cli::parse(&format!("review {line}"))? {
+            crate::cli::Command::Review(r) => Ok(r),
+            other => Err(format!("{other:?}")),
+        }
     }
 
     #[test]
     fn requests() {
-        let r = Request::parse(&args("g.sgf --depth 6 --sgf out.sgf")).unwrap();
+        let r = request("g.sgf --depth 6 --sgf out.sgf").unwrap();
         assert_eq!(
             (r.depth, r.sgf.as_deref()),
             (Some(6), Some(Path::new("out.sgf")))
         );
+        let r = request("g.psq --time 0.5 --rule renju").unwrap();
         assert_eq!(
-            Request::parse(&args("g.psq --time 0.5")).unwrap().time,
-            Some(Duration::from_millis(500))
+            (r.time, r.rule),
+            (Some(Duration::from_millis(500)), Some(Rule::Renju))
         );
         for bad in [
             "",
@@ -466,7 +413,7 @@ mod tests {
             "g h",
             "g --colour",
         ] {
-            assert!(Request::parse(&args(bad)).is_err(), "{bad}");
+            assert!(request(bad).is_err(), "{bad}");
         }
     }
 
@@ -515,7 +462,7 @@ mod tests {
         let record = records::Format::Sgf
             .read(include_str!("records/c-gomoku-cli.sgf"))
             .unwrap();
-        let limits = Request::parse(&args("g --depth 6")).unwrap().limits();
+        let limits = request("g --depth 6").unwrap().limits();
         let reviews = review(&record, Rule::Freestyle, &limits).unwrap();
         assert_eq!(reviews.len(), record.moves.len());
         let r = &reviews[40];
@@ -536,7 +483,7 @@ mod tests {
         std::fs::write(&game, include_str!("records/c-gomoku-cli.sgf")).unwrap();
         let out_sgf = dir.join("reviewed.sgf");
         let line = format!("{} --depth 6 --sgf {}", game.display(), out_sgf.display());
-        let req = Request::parse(&args(&line)).unwrap();
+        let req = request(&line).unwrap();
         let mut text = Vec::new();
         run(&req, &mut text).unwrap();
         let text = String::from_utf8(text).unwrap();

@@ -573,6 +573,8 @@ fn bad_command_lines_are_refused() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("no TLS"), "{stderr}");
+    // A missing option is a usage error (exit status 2), named in the message.
     let out = run(&["--user", "u"]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--server URL is required"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--server <URL>"));
 }

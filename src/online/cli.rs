@@ -1,14 +1,10 @@
-//! The `online` subcommand's arguments: parsed by hand into a `Config`, with the server's
-//! pacing rules (poll every 5 to 10 s) enforced here rather than in the client core.
+//! The `online` subcommand's arguments, turned into a `Config`, with the server's pacing
+//! rule (poll every 5 to 10 s) enforced here rather than in the client core.
 
 use super::server::check_game_id;
 use super::Config;
+use crate::types::Depth;
 use std::time::Duration;
-
-/// Usage text for errors.
-pub const USAGE: &str = "online --server URL --user U --password P [--game ID] [--poll S] \
-[--engine CMD] [--time-margin S] [--timeout S] [--depth D] [--nodes N] \
-(S in seconds, fractions allowed; --poll 5 to 10, default 5)";
 
 /// Set (to anything) in the environment to allow a poll interval under the server's 5 s
 /// minimum. For the test suite's mock server only; never against a real server.
@@ -18,114 +14,98 @@ pub const FAST_POLL_ENV: &str = "WUZI_ONLINE_FAST_POLL";
 const POLL_MIN_SECS: f64 = 5.0;
 const POLL_MAX_SECS: f64 = 10.0;
 
-/// A number of seconds from `text`, within `min..=max`.
-fn seconds(name: &str, text: &str, min: f64, max: f64) -> anyhow::Result<Duration> {
-    let v: f64 = text
-        .trim()
-        .parse()
-        .ok()
-        .filter(|v: &f64| v.is_finite())
-        .ok_or_else(|| anyhow::anyhow!("{name} expects a number of seconds, got '{text}'"))?;
+/// The `online` command line. Times are in seconds; fractions are allowed.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The game server: http://host[:port][/prefix] (plain HTTP).
+    #[arg(long, value_name = "URL")]
+    server: String,
+    /// The user name sent with join_game and play_game.
+    #[arg(long, value_name = "U")]
+    user: String,
+    /// The password, sent as given (already encoded by your own method).
+    #[arg(long, value_name = "P")]
+    password: String,
+    /// Rejoin this game instead of joining a new one.
+    #[arg(long, value_name = "ID")]
+    game: Option<String>,
+    /// Seconds between two check_game requests: 5 to 10, as the server asks.
+    #[arg(long, value_name = "S", default_value = "5")]
+    poll: f64,
+    /// Play with this pbrain engine (a shell command) instead of Wuzi's own search.
+    #[arg(long, value_name = "CMD")]
+    engine: Option<String>,
+    /// Seconds kept back from the server's clock for the network.
+    #[arg(long, value_name = "S", default_value = "3")]
+    time_margin: f64,
+    /// Seconds each request may take.
+    #[arg(long, value_name = "S", default_value = "10")]
+    timeout: f64,
+    /// Limit every search to this depth.
+    #[arg(long, value_parser = crate::cli::depth)]
+    depth: Option<Depth>,
+    /// Limit every search to this many nodes.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: Option<u64>,
+}
+
+/// A number of seconds within `min..=max`.
+fn seconds(name: &str, v: f64, min: f64, max: f64) -> anyhow::Result<Duration> {
     anyhow::ensure!(
-        (min..=max).contains(&v),
-        "{name} must be between {min} and {max} seconds, got {text}"
+        v.is_finite() && (min..=max).contains(&v),
+        "{name} must be between {min} and {max} seconds, got {v}"
     );
     Ok(Duration::from_secs_f64(v))
 }
 
-/// Parse the arguments after `online`. `fast_poll` lifts the 5 s minimum of `--poll`
-/// (see `FAST_POLL_ENV`).
-pub fn parse(args: &[String], fast_poll: bool) -> anyhow::Result<Config> {
-    let mut server = None;
-    let mut user = None;
-    let mut password = None;
-    let mut cfg = Config::new("", "", "");
-    let mut poll = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .ok_or_else(|| anyhow::anyhow!("{name} needs a value; usage: {USAGE}"))
-        };
-        match a.as_str() {
-            "--server" => server = Some(value("--server")?.clone()),
-            "--user" => user = Some(value("--user")?.clone()),
-            "--password" => password = Some(value("--password")?.clone()),
-            "--game" => {
-                let v = value("--game")?;
-                check_game_id(v).map_err(anyhow::Error::msg)?;
-                cfg.game = Some(v.clone());
-            }
-            "--poll" => {
-                let v = value("--poll")?;
-                let min = if fast_poll { 0.001 } else { POLL_MIN_SECS };
-                let p = seconds("--poll", v, min, POLL_MAX_SECS).map_err(|e| {
-                    e.context("the server asks clients to poll every 5 to 10 seconds")
-                })?;
-                poll = Some(p);
-            }
-            "--engine" => {
-                let v = value("--engine")?;
-                anyhow::ensure!(!v.trim().is_empty(), "--engine needs a command");
-                cfg.engine = Some(v.clone());
-            }
-            "--time-margin" => {
-                cfg.time_margin = seconds("--time-margin", value("--time-margin")?, 0.0, 50.0)?
-            }
-            "--timeout" => {
-                cfg.request_timeout = seconds("--timeout", value("--timeout")?, 0.001, 60.0)?
-            }
-            "--depth" => {
-                let v = value("--depth")?;
-                let d = v
-                    .parse()
-                    .ok()
-                    .filter(|d| (1..=crate::search::MAX_DEPTH).contains(d))
-                    .ok_or_else(|| {
-                        anyhow::anyhow!(
-                            "--depth expects 1 to {}, got '{v}'",
-                            crate::search::MAX_DEPTH
-                        )
-                    })?;
-                cfg.limits.depth = Some(d);
-            }
-            "--nodes" => {
-                let v = value("--nodes")?;
-                let n = v.parse().ok().filter(|&n: &u64| n > 0).ok_or_else(|| {
-                    anyhow::anyhow!("--nodes expects a positive count, got '{v}'")
-                })?;
-                cfg.limits.nodes = Some(n);
-            }
-            other => anyhow::bail!("unexpected argument '{other}'; usage: {USAGE}"),
+impl Args {
+    /// The client's configuration. `fast_poll` lifts the 5 s minimum of `--poll` (see
+    /// `FAST_POLL_ENV`).
+    pub fn into_config(self, fast_poll: bool) -> anyhow::Result<Config> {
+        for (name, v) in [
+            ("--server URL", &self.server),
+            ("--user U", &self.user),
+            ("--password P", &self.password),
+        ] {
+            anyhow::ensure!(!v.is_empty(), "{name} must not be empty");
         }
+        let mut cfg = Config::new(&self.server, &self.user, &self.password);
+        if let Some(g) = self.game {
+            check_game_id(&g).map_err(anyhow::Error::msg)?;
+            cfg.game = Some(g);
+        }
+        let min = if fast_poll { 0.001 } else { POLL_MIN_SECS };
+        cfg.poll = seconds("--poll", self.poll, min, POLL_MAX_SECS)
+            .map_err(|e| e.context("the server asks clients to poll every 5 to 10 seconds"))?;
+        cfg.backoff_cap = cfg.poll * 4;
+        if let Some(e) = self.engine {
+            anyhow::ensure!(!e.trim().is_empty(), "--engine needs a command");
+            cfg.engine = Some(e);
+        }
+        cfg.time_margin = seconds("--time-margin", self.time_margin, 0.0, 50.0)?;
+        cfg.request_timeout = seconds("--timeout", self.timeout, 0.001, 60.0)?;
+        cfg.limits.depth = self.depth;
+        cfg.limits.nodes = self.nodes;
+        Ok(cfg)
     }
-    let need = |v: Option<String>, name: &str| {
-        v.filter(|s| !s.is_empty())
-            .ok_or_else(|| anyhow::anyhow!("{name} is required; usage: {USAGE}"))
-    };
-    cfg.server = need(server, "--server URL")?;
-    cfg.user = need(user, "--user U")?;
-    cfg.password = need(password, "--password P")?;
-    if let Some(p) = poll {
-        cfg.poll = p;
-        cfg.backoff_cap = p * 4;
-    }
-    Ok(cfg)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
-    }
-
     const BASE: &str = "--server http://127.0.0.1:9 --user me --password 5f4dcc3b";
+
+    fn parse(line: &str, fast_poll: bool) -> anyhow::Result<Config> {
+        match crate::cli::parse(&format!("online {line}")).map_err(anyhow::Error::msg)? {
+            crate::cli::Command::Online(a) => a.into_config(fast_poll),
+            other => anyhow::bail!("{other:?}"),
+        }
+    }
 
     #[test]
     fn defaults_and_options() {
-        let c = parse(&args(BASE), false).unwrap();
+        let c = parse(BASE, false).unwrap();
         assert_eq!(c.server, "http://127.0.0.1:9");
         assert_eq!((c.user.as_str(), c.password.as_str()), ("me", "5f4dcc3b"));
         assert_eq!(c.poll, Duration::from_secs(5));
@@ -133,9 +113,9 @@ mod tests {
         assert_eq!(c.game, None);
         assert_eq!(c.engine, None);
         let c = parse(
-            &args(&format!(
+            &format!(
                 "{BASE} --game 42 --poll 7.5 --time-margin 1.5 --timeout 4 --depth 6 --nodes 1000 --engine ./pbrain-x"
-            )),
+            ),
             false,
         )
         .unwrap();
@@ -150,32 +130,39 @@ mod tests {
 
     #[test]
     fn poll_interval_is_the_servers() {
-        let err = parse(&args(&format!("{BASE} --poll 4.9")), false).unwrap_err();
+        let err = parse(&format!("{BASE} --poll 4.9"), false).unwrap_err();
         assert!(format!("{err:#}").contains("5 to 10 seconds"), "{err:#}");
-        assert!(parse(&args(&format!("{BASE} --poll 11")), false).is_err());
-        assert!(parse(&args(&format!("{BASE} --poll soon")), false).is_err());
-        assert!(parse(&args(&format!("{BASE} --poll 5")), false).is_ok());
+        assert!(parse(&format!("{BASE} --poll 11"), false).is_err());
+        assert!(parse(&format!("{BASE} --poll soon"), false).is_err());
+        assert!(parse(&format!("{BASE} --poll 5"), false).is_ok());
         // The test-only setting lifts the minimum.
-        let c = parse(&args(&format!("{BASE} --poll 0.02")), true).unwrap();
+        let c = parse(&format!("{BASE} --poll 0.02"), true).unwrap();
         assert_eq!(c.poll, Duration::from_millis(20));
-        assert!(parse(&args(&format!("{BASE} --poll 0")), true).is_err());
+        assert!(parse(&format!("{BASE} --poll 0"), true).is_err());
     }
 
     #[test]
     fn errors_say_what_was_expected() {
-        let e = parse(&args("--user me --password p"), false).unwrap_err();
-        assert!(e.to_string().contains("--server URL is required"), "{e}");
-        let e = parse(&args(&format!("{BASE} --depth")), false).unwrap_err();
-        assert!(e.to_string().contains("--depth needs a value"), "{e}");
-        let e = parse(&args(&format!("{BASE} --depth 0")), false).unwrap_err();
-        assert!(e.to_string().contains("--depth expects"), "{e}");
-        let e = parse(&args(&format!("{BASE} --game ../x")), false).unwrap_err();
-        assert!(e.to_string().contains("game id"), "{e}");
-        let e = parse(&args(&format!("{BASE} --colour black")), false).unwrap_err();
-        assert!(
-            e.to_string().contains("unexpected argument '--colour'"),
-            "{e}"
-        );
-        assert!(parse(&args(&format!("{BASE} --time-margin -1")), false).is_err());
+        let e = parse("--user me --password p", false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--server <URL>"), "{e}");
+        let e = parse(&format!("{BASE} --depth"), false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--depth <DEPTH>"), "{e}");
+        let e = parse(&format!("{BASE} --depth 0"), false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("expected a depth"), "{e}");
+        let e = parse(&format!("{BASE} --game ../x"), false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("game id"), "{e}");
+        let e = parse(&format!("{BASE} --colour black"), false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unexpected argument '--colour'"), "{e}");
+        assert!(parse(&format!("{BASE} --time-margin -1"), false).is_err());
     }
 }

@@ -9,16 +9,12 @@ use crate::engine::Engine;
 use crate::records::{self, Move, Record};
 use crate::search::time::TimeControl;
 use crate::search::{IterationReport, Observer, SearchResult, Searcher};
-use crate::types::{format_value, winrate, Color, Pos, Rule, MAX_SIZE, MIN_SIZE};
+use crate::types::{format_value, winrate, Color, Pos, Rule};
 use screen::{cell_name, render, winning_line, Style};
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-/// Usage text for errors and help.
-pub const USAGE: &str =
-    "play [--size N | --size WxH] [--rule R] [--black | --white] [--time SECONDS]";
 
 const HELP: &str = "\
 Type a move as h8 (column letter, row number) or 7,7 (column,row from 0), or:
@@ -43,76 +39,40 @@ pub struct Options {
     pub time: Duration,
 }
 
-impl Options {
-    /// Parse the arguments after `play`.
-    pub fn parse(args: &[String]) -> anyhow::Result<Options> {
-        let mut o = Options {
-            width: 15,
-            height: 15,
-            rule: Rule::Freestyle,
-            human: Color::Black,
-            time: Duration::from_secs(2),
-        };
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            let mut value = |name: &str| {
-                it.next()
-                    .ok_or_else(|| anyhow::anyhow!("{name} needs a value; usage: {USAGE}"))
-            };
-            match a.as_str() {
-                "--size" => {
-                    let v = value("--size")?;
-                    let (w, h) = v.split_once('x').unwrap_or((v, v));
-                    let size = |s: &str| {
-                        s.parse::<usize>()
-                            .ok()
-                            .filter(|n| (MIN_SIZE..=MAX_SIZE).contains(n))
-                            .ok_or_else(|| {
-                                anyhow::anyhow!(
-                                    "--size: expected N or WxH with sides from {MIN_SIZE} to {MAX_SIZE}, got '{v}'"
-                                )
-                            })
-                    };
-                    o.width = size(w)?;
-                    o.height = size(h)?;
-                }
-                "--rule" => {
-                    let v = value("--rule")?;
-                    o.rule = parse_rule(v).ok_or_else(|| {
-                        anyhow::anyhow!("--rule: expected 0 (freestyle), 1 (exact five), 4 (renju), 8 (caro), 9 (caro, exact five) or a name, got '{v}'")
-                    })?;
-                }
-                "--black" => o.human = Color::Black,
-                "--white" => o.human = Color::White,
-                "--time" => {
-                    let v = value("--time")?;
-                    let secs: f64 = v
-                        .parse()
-                        .ok()
-                        .filter(|s: &f64| *s > 0.0 && *s <= 3600.0)
-                        .ok_or_else(|| {
-                            anyhow::anyhow!(
-                                "--time: expected seconds per move (up to 3600), got '{v}'"
-                            )
-                        })?;
-                    o.time = Duration::from_secs_f64(secs);
-                }
-                other => anyhow::bail!("unexpected argument '{other}'; usage: {USAGE}"),
-            }
-        }
-        Ok(o)
-    }
+/// The `play` command line.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Board size: N or WxH.
+    #[arg(long, default_value = "15", value_parser = crate::cli::size)]
+    size: (usize, usize),
+    /// Rule: 0 freestyle, 1 exact five, 4 renju, 8 caro, 9 caro with exact five (or a name).
+    #[arg(long, default_value = "0", value_parser = crate::cli::rule)]
+    rule: Rule,
+    /// You play black and move first (the default).
+    #[arg(long, conflicts_with = "white")]
+    black: bool,
+    /// You play white; Wuzi moves first.
+    #[arg(long)]
+    white: bool,
+    /// Wuzi's thinking time per move, in seconds.
+    #[arg(long, default_value = "2", value_parser = crate::cli::seconds)]
+    time: Duration,
 }
 
-/// A rule by its protocol number or its name.
-fn parse_rule(v: &str) -> Option<Rule> {
-    match v.to_ascii_lowercase().as_str() {
-        "freestyle" => Some(Rule::Freestyle),
-        "standard" | "exact" => Some(Rule::Standard),
-        "renju" => Some(Rule::Renju),
-        "caro" => Some(Rule::Caro),
-        "caro-exact" => Some(Rule::CaroExact),
-        n => n.parse().ok().and_then(Rule::from_protocol),
+impl Args {
+    /// The game these arguments set up.
+    pub fn options(&self) -> Options {
+        Options {
+            width: self.size.0,
+            height: self.size.1,
+            rule: self.rule,
+            human: if self.white {
+                Color::White
+            } else {
+                Color::Black
+            },
+            time: self.time,
+        }
     }
 }
 
@@ -562,35 +522,37 @@ impl Observer for LiveLine {
 mod tests {
     use super::*;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    fn options(line: &str) -> Result<Options, String> {
+        match crate::cli::parse(&format!("play {line}"))? {
+            crate::cli::Command::Play(a) => Ok(a.options()),
+            other => Err(format!("{other:?}")),
+        }
     }
 
     #[test]
-    fn options() {
-        let o = Options::parse(&args("--size 20x15 --rule renju --white --time 0.5")).unwrap();
+    fn command_line() {
+        let o = options("--size 20x15 --rule renju --white --time 0.5").unwrap();
+        assert_eq!((o.width, o.height, o.rule), (20, 15, Rule::Renju));
         assert_eq!(
-            (o.width, o.height, o.rule, o.human),
-            (20, 15, Rule::Renju, Color::White)
+            (o.human, o.time),
+            (Color::White, Duration::from_millis(500))
         );
-        assert_eq!(o.time, Duration::from_millis(500));
+        let o = options("").unwrap();
         assert_eq!(
-            Options::parse(&args("--rule 1")).unwrap().rule,
-            Rule::Standard
+            (o.width, o.rule, o.human),
+            (15, Rule::Freestyle, Color::Black)
         );
+        assert_eq!(o.time, Duration::from_secs(2));
+        assert_eq!(options("--rule 1").unwrap().rule, Rule::Standard);
         for bad in [
             "--size 4",
             "--size 40",
             "--rule 3",
             "--time 0",
             "--time",
-            "--colour red",
+            "--black --white",
         ] {
-            let e = Options::parse(&args(bad)).unwrap_err().to_string();
-            assert!(
-                e.contains("expected") || e.contains("needs") || e.contains("unexpected"),
-                "{bad}: {e}"
-            );
+            assert!(options(bad).is_err(), "{bad}");
         }
     }
 
@@ -598,7 +560,7 @@ mod tests {
     fn session(opts: &str, typed: &str) -> String {
         let mut input = std::io::Cursor::new(typed.as_bytes().to_vec());
         let mut out = Vec::new();
-        let mut o = Options::parse(&args(opts)).unwrap();
+        let mut o = options(opts).unwrap();
         o.time = Duration::from_millis(100);
         let display = Display {
             style: Style::Plain,

@@ -1,0 +1,154 @@
+//! The command line. With no arguments `pbrain-wuzi` speaks the pbrain protocol, as
+//! tournament managers and GUIs expect; the subcommands are for people and tools. Parsed
+//! with clap: `--help`, `--version`, `help SUBCOMMAND`, and errors that say what was
+//! expected. The value parsers the subcommands share live here.
+
+use crate::types::{Depth, Rule, MAX_SIZE, MIN_SIZE};
+use clap::{Parser, Subcommand};
+use std::time::Duration;
+
+/// Wuzi, a Gomoku engine.
+///
+/// With no arguments it speaks the Gomocup pbrain protocol on standard input and output
+/// (START 15, BEGIN, TURN x,y, ... END), for Piskvork, tournament managers, Yixin-Board
+/// and scripts. The subcommands play, review and analyse games directly.
+#[derive(Parser, Debug)]
+#[command(name = "pbrain-wuzi", version, about, long_about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// What to do instead of speaking the protocol.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Play a game against Wuzi in the terminal.
+    Play(crate::play::Args),
+    /// Review a recorded game move by move: values, best moves, mistakes.
+    Review(crate::review::Request),
+    /// Search one position and print every iteration.
+    Analyse(crate::analyse::Request),
+    /// Play a game on an HTTP Gomoku server (the one of the article Wuzi grew from).
+    Online(crate::online::cli::Args),
+    /// Search the fixed bench positions and print the node-count signature (on stderr).
+    Bench {
+        /// Depth of every search.
+        #[arg(default_value_t = crate::bench::DEFAULT_DEPTH, value_parser = depth)]
+        depth: Depth,
+    },
+}
+
+/// A rule by its protocol number (0, 1, 4, 8, 9) or its name.
+pub fn rule(v: &str) -> Result<Rule, String> {
+    match v.to_ascii_lowercase().as_str() {
+        "freestyle" => Some(Rule::Freestyle),
+        "standard" | "exact" => Some(Rule::Standard),
+        "renju" => Some(Rule::Renju),
+        "caro" => Some(Rule::Caro),
+        "caro-exact" => Some(Rule::CaroExact),
+        n => n.parse().ok().and_then(Rule::from_protocol),
+    }
+    .ok_or_else(|| {
+        "expected 0 (freestyle), 1 (exact five), 4 (renju), 8 (caro), 9 (caro with exact five) \
+         or one of freestyle, standard, renju, caro, caro-exact"
+            .to_string()
+    })
+}
+
+/// A board size: `N` or `WxH`, sides from 5 to 32.
+pub fn size(v: &str) -> Result<(usize, usize), String> {
+    let (w, h) = v.split_once('x').unwrap_or((v, v));
+    let side = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (MIN_SIZE..=MAX_SIZE).contains(n))
+    };
+    match (side(w), side(h)) {
+        (Some(w), Some(h)) => Ok((w, h)),
+        _ => Err(format!(
+            "expected N or WxH with sides from {MIN_SIZE} to {MAX_SIZE}"
+        )),
+    }
+}
+
+/// A search depth from 1 to the deepest iteration.
+pub fn depth(v: &str) -> Result<Depth, String> {
+    let max = crate::search::MAX_DEPTH;
+    v.parse()
+        .ok()
+        .filter(|d| (1..=max).contains(d))
+        .ok_or_else(|| format!("expected a depth from 1 to {max}"))
+}
+
+/// A positive number of seconds, up to an hour.
+pub fn seconds(v: &str) -> Result<Duration, String> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && *s <= 3600.0)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| "expected a number of seconds above 0, up to 3600".to_string())
+}
+
+/// The command line of a test, as a person would type it after `pbrain-wuzi`.
+#[cfg(test)]
+pub fn parse(line: &str) -> Result<Command, String> {
+    let words = std::iter::once("pbrain-wuzi").chain(line.split_whitespace());
+    Cli::try_parse_from(words)
+        .map_err(|e| e.to_string())
+        .and_then(|c| c.command.ok_or_else(|| "no subcommand".to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn shared_values() {
+        assert_eq!(rule("renju"), Ok(Rule::Renju));
+        assert_eq!(rule("9"), Ok(Rule::CaroExact));
+        assert!(rule("3").unwrap_err().contains("expected 0 (freestyle)"));
+        assert_eq!(size("20x15"), Ok((20, 15)));
+        assert_eq!(size("15"), Ok((15, 15)));
+        for bad in ["4", "33", "20x", "x", "big"] {
+            assert!(size(bad).is_err(), "{bad}");
+        }
+        assert_eq!(depth("6"), Ok(6));
+        assert!(depth("0").is_err());
+        assert_eq!(seconds("0.5"), Ok(Duration::from_millis(500)));
+        assert!(seconds("0").is_err() && seconds("inf").is_err() && seconds("x").is_err());
+    }
+
+    #[test]
+    fn help_and_version() {
+        let help = Cli::try_parse_from(["pbrain-wuzi", "--help"])
+            .unwrap_err()
+            .to_string();
+        for word in [
+            "play",
+            "review",
+            "analyse",
+            "online",
+            "bench",
+            "pbrain protocol",
+        ] {
+            assert!(help.contains(word), "{help}");
+        }
+        let v = Cli::try_parse_from(["pbrain-wuzi", "--version"])
+            .unwrap_err()
+            .to_string();
+        assert!(v.contains(env!("CARGO_PKG_VERSION")), "{v}");
+        let e = parse("play --size 40").unwrap_err();
+        assert!(e.contains("expected N or WxH"), "{e}");
+        assert!(parse("dance")
+            .unwrap_err()
+            .contains("unrecognized subcommand"));
+        assert!(matches!(parse("bench"), Ok(Command::Bench { .. })));
+    }
+}
