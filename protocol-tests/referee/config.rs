@@ -59,7 +59,9 @@ impl Config {
         };
         let games = number("WUZI_REFEREE_GAMES", 12)? as usize;
         let turn_ms = match var("WUZI_REFEREE_TURN_MS") {
-            None => (50, 100),
+            // The default run is part of `cargo test` and CI, on a debug build that shares
+            // a small machine: limits a little longer than the long runs' 50..100 ms.
+            None => (100, 200),
             Some(v) => {
                 parse_range(&v).ok_or(format!("WUZI_REFEREE_TURN_MS={v:?}: expected N or A..B"))?
             }
@@ -93,7 +95,8 @@ impl Config {
             sizes,
             memory: number("WUZI_REFEREE_MEMORY", 0)?,
             seed: number("WUZI_REFEREE_SEED", DEFAULT_SEED)?,
-            jobs: number("WUZI_REFEREE_JOBS", 2)?.max(1) as usize,
+            // One game at a time by default: a spare core keeps the timing honest.
+            jobs: number("WUZI_REFEREE_JOBS", 1)?.max(1) as usize,
             runs: number("WUZI_REFEREE_RUNS", 20)?.max(1) as usize,
         };
         Ok(config)

@@ -11,13 +11,13 @@
 //! | `WUZI_REFEREE_MODE` | `games` or `startup` | `games` |
 //! | `WUZI_REFEREE_ENGINE` | engine binary | the crate's `pbrain-wuzi` |
 //! | `WUZI_REFEREE_GAMES` | games played | 12 |
-//! | `WUZI_REFEREE_TURN_MS` | per-move limit `N`, or `A..B` drawn per game | `50..100` |
+//! | `WUZI_REFEREE_TURN_MS` | per-move limit `N`, or `A..B` drawn per game | `100..200` |
 //! | `WUZI_REFEREE_MATCH_MS` | match clock per engine and game, 0 = none | 0 |
 //! | `WUZI_REFEREE_RULES` | comma list of `INFO rule` values | `0,1,4,8,9` |
 //! | `WUZI_REFEREE_SIZES` | comma list like `15,20,20x15` | `15,20,20x15` |
 //! | `WUZI_REFEREE_MEMORY` | `INFO max_memory` bytes, 0 = not limited | 0 |
 //! | `WUZI_REFEREE_SEED` | seed of openings and limits | fixed |
-//! | `WUZI_REFEREE_JOBS` | games at once | 2 |
+//! | `WUZI_REFEREE_JOBS` | games at once | 1 |
 //! | `WUZI_REFEREE_RUNS` | start-up mode: runs | 20 |
 //!
 //! Arguments: `--self-test` runs only the rules self-test; `--list` lists the target; a
@@ -29,6 +29,7 @@ mod game;
 mod load;
 mod memory;
 mod process;
+mod record;
 mod report;
 #[path = "../rng.rs"]
 mod rng;

@@ -6,8 +6,8 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use crate::config::Config;
-use crate::game::{End, Kind, Report};
 use crate::memory::mib;
+use crate::record::{End, Fault, Kind, Report};
 use crate::rules::Stone;
 
 pub struct Summary {
@@ -204,7 +204,7 @@ pub fn games(
     }
 
     // Faults.
-    let faults: Vec<(usize, &crate::game::Fault)> = reports
+    let faults: Vec<(usize, &Fault)> = reports
         .iter()
         .flat_map(|r| r.faults.iter().map(move |f| (r.spec.number, f)))
         .collect();
