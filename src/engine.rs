@@ -19,7 +19,7 @@ const TT_MEMORY_DIVISOR: u64 = 4;
 /// Memory the engine needs besides its hash table: code, pattern tables, the search
 /// thread's stack, boards and buffers. Measured without the table, the process peaks at
 /// 4.3 MiB under freestyle and 6.0 MiB under renju on 20×20; this leaves room to spare.
-pub const ENGINE_RESERVE_BYTES: u64 = 8 << 20;
+const ENGINE_RESERVE_BYTES: u64 = 8 << 20;
 /// TT size bounds.
 const TT_MIN_BYTES: u64 = 1 << 20;
 const TT_MAX_BYTES: u64 = 1 << 30;

@@ -14,7 +14,7 @@ use crate::types::{
 };
 use std::fmt::Write as _;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// TT size for reviews.
@@ -370,14 +370,10 @@ pub fn run(req: &Request, out: &mut dyn Write) -> anyhow::Result<()> {
             m.mark = r.label.map(Label::mark);
         }
         record.rule = Some(rule);
-        records::Format::Sgf.write(&record).and_then(|text| {
-            std::fs::write(path, text).map_err(|e| crate::records::RecordError {
-                line: 0,
-                expected: format!("to write {}", path.display()),
-                found: e.to_string(),
-            })
-        })?;
-        writeln!(out, "Wrote {}", Path::new(path).display())?;
+        let text = records::Format::Sgf.write(&record)?;
+        std::fs::write(path, text)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        writeln!(out, "Wrote {}", path.display())?;
     }
     Ok(())
 }
@@ -385,6 +381,7 @@ pub fn run(req: &Request, out: &mut dyn Write) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn request(line: &str) -> Result<Request, String> {
         match crate::cli::parse(&format!("review {line}"))? {

@@ -161,17 +161,28 @@ pub fn winrate(v: Value) -> f64 {
     }
 }
 
+/// A proven result as plies to the five: positive for a win, negative for a loss; `None`
+/// for a value that proves nothing.
+pub fn proven_plies(v: Value) -> Option<i32> {
+    if v >= VALUE_MATE_BOUND {
+        Some(VALUE_MATE - v)
+    } else if v <= -VALUE_MATE_BOUND {
+        Some(-(VALUE_MATE + v))
+    } else {
+        None
+    }
+}
+
 /// A value for people: roughly hundredths of a stone's worth, or the distance of a proven
 /// result in plies (`win in 9`, `loss in 12`).
 pub fn format_value(v: Value) -> String {
-    if v >= VALUE_MATE_BOUND {
-        format!("win in {}", VALUE_MATE - v)
-    } else if v <= -VALUE_MATE_BOUND {
-        format!("loss in {}", VALUE_MATE + v)
-    } else {
-        v.to_string()
+    match proven_plies(v) {
+        Some(n) if n > 0 => format!("win in {n}"),
+        Some(n) => format!("loss in {}", -n),
+        None => v.to_string(),
     }
 }
+
 /// Larger than any reachable value.
 pub const VALUE_INFINITE: Value = 32000;
 /// A drawn (full) board.
@@ -205,6 +216,9 @@ mod tests {
         assert_eq!(format_value(-35), "-35");
         assert_eq!(format_value(VALUE_MATE - 9), "win in 9");
         assert_eq!(format_value(-VALUE_MATE + 12), "loss in 12");
+        assert_eq!(proven_plies(VALUE_MATE - 9), Some(9));
+        assert_eq!(proven_plies(-VALUE_MATE + 12), Some(-12));
+        assert_eq!(proven_plies(500), None);
         assert_eq!(winrate(0), 0.5);
         assert!(winrate(200) > 0.73 && winrate(200) < 0.74);
         assert!(winrate(-200) < 0.27);

@@ -6,7 +6,7 @@
 use super::output::Output;
 use crate::engine::Options;
 use crate::search::{IterationReport, Observer, RootEvent, RootLine, SearchResult};
-use crate::types::{format_value, winrate, Pos, Value, VALUE_MATE, VALUE_MATE_BOUND};
+use crate::types::{format_value, proven_plies, winrate, Pos, Value};
 use std::time::{Duration, Instant};
 
 /// The realtime stream starts once a search has run this long (a quick answer needs no
@@ -123,18 +123,17 @@ fn cells(pv: &[Pos]) -> String {
 /// A value as Yixin-Board reads `INFO EVAL`: a number, or `+M n` / `-M n` for a win or a
 /// loss in n plies.
 fn eval_text(v: Value) -> String {
-    if v >= VALUE_MATE_BOUND {
-        format!("+M{}", VALUE_MATE - v)
-    } else if v <= -VALUE_MATE_BOUND {
-        format!("-M{}", VALUE_MATE + v)
-    } else {
-        v.to_string()
+    match proven_plies(v) {
+        Some(n) if n > 0 => format!("+M{n}"),
+        Some(n) => format!("-M{}", -n),
+        None => v.to_string(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::VALUE_MATE;
 
     #[test]
     fn values_as_people_and_yixin_board_read_them() {
