@@ -280,6 +280,13 @@ impl Engine {
         Some(kib / 1024.0)
     }
 
+    /// The number of threads the engine process runs (Linux `/proc`).
+    pub(crate) fn threads(&self) -> Option<usize> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("Threads:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
     pub(crate) fn kill(&mut self) {
         if self.status.is_none() {
             let _ = self.child.kill();

@@ -23,12 +23,14 @@
 //! | `! save NAME` | remember the line matched by the last `<`/`<~` as `${NAME}` |
 //! | `! max-rss-mb N` | the engine's resident memory (Linux `/proc`) must be at most N MiB now |
 //! | `! send-long N` | send a line of N `X` characters and a `\n` |
+//! | `! threads A+B…` | the engine process must run exactly A+B… threads now (Linux `/proc`; terms may be `${NAME}`) |
 //!
 //! Escapes in `>` lines: `\r` CR, `\t` TAB, `\s` a blank (to make trailing blanks visible),
 //! `\\` a backslash, `\xHH` a raw byte (non-UTF-8 input), `\c` at the very end: send no
 //! `\n`. Any other backslash is sent literally, so Windows paths work as long as no path
 //! component starts with `r`, `t`, `s`, `x` or `c` after a backslash. `${NAME}` is
-//! replaced in `>`, `<`, `<~` and `<msg` lines.
+//! replaced in `>`, `<`, `<~` and `<msg` lines. `${CORES}` is set from the start: the
+//! number of threads the machine runs at once, which the engine reports and obeys.
 //!
 //! # Patterns (`<~`, `<msg`)
 //!
@@ -166,6 +168,8 @@ fn run_transcript(path: &Path) -> Outcome {
 /// Plays the steps; `Err((line number, message))` stops the transcript.
 fn play(engine: &mut Engine, steps: &[(usize, Step)]) -> Result<(), (usize, String)> {
     let mut vars: HashMap<String, String> = HashMap::new();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    vars.insert("CORES".into(), cores.to_string());
     let mut last_send = Instant::now();
     let mut reply_within: Option<u64> = None;
     let mut last_reply: Option<String> = None;
@@ -252,6 +256,16 @@ fn play(engine: &mut Engine, steps: &[(usize, Step)]) -> Result<(), (usize, Stri
                     .clone()
                     .ok_or_else(|| fail("`! save` before any `<` line".into()))?;
                 vars.insert(name.clone(), value);
+            }
+            Step::Threads(sum) => {
+                let sum = substitute(sum, &vars).map_err(fail)?;
+                let want: Option<usize> = sum.split('+').map(|t| t.parse::<usize>().ok()).sum();
+                let want = want.ok_or_else(|| fail(format!("bad thread count `{sum}`")))?;
+                if let Some(n) = engine.threads() {
+                    if n != want {
+                        return Err(fail(format!("the engine runs {n} threads, not {want}")));
+                    }
+                }
             }
             Step::MaxRssMb(limit) => {
                 if let Some(rss) = engine.rss_mib() {

@@ -18,6 +18,8 @@ pub(crate) enum Step {
     Save(String),
     MaxRssMb(u64),
     SendLong(u64),
+    /// The engine's thread count must equal this sum (after `${NAME}` substitution).
+    Threads(String),
 }
 
 pub(crate) fn parse_transcript(text: &str) -> Result<Vec<(usize, Step)>, String> {
@@ -73,6 +75,7 @@ pub(crate) fn parse_transcript(text: &str) -> Result<Vec<(usize, Step)>, String>
                     Some(n) => Step::MaxRssMb(n),
                     None => return err("expected `! max-rss-mb N`"),
                 },
+                Some("threads") if words.len() == 2 => Step::Threads(words[1].to_string()),
                 Some("save") if words.len() == 2 && is_var_name(words[1]) => {
                     Step::Save(words[1].to_string())
                 }

@@ -10,7 +10,9 @@ use std::io::Write;
 const ANALYSE_TT_BYTES: usize = 64 << 20;
 
 /// What `analyse` was asked: one position, searched to a depth or a node count (never
-/// timed, so the output is the same on every machine).
+/// timed: with `--threads 1` the output is the same on every machine; with more threads
+/// the helpers' timing changes what the search finds first, and the node limit counts
+/// every thread's nodes).
 #[derive(clap::Args, Debug, PartialEq)]
 #[command(group(clap::ArgGroup::new("limit").required(true).args(["depth", "nodes"])))]
 pub struct Request {
@@ -26,6 +28,8 @@ pub struct Request {
     /// Search this many nodes.
     #[arg(long)]
     pub nodes: Option<u64>,
+    #[command(flatten)]
+    pub threads: crate::cli::Threads,
     /// The moves from black's first, alternating, as x,y (0-based column,row).
     pub moves: Vec<String>,
 }
@@ -53,6 +57,7 @@ pub fn run(req: &Request, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut board = bench::setup(req.rule, width, height, &req.moves.join(" "))?;
     anyhow::ensure!(board.empty_count() > 0, "the board is full");
     let mut searcher = Searcher::new(ANALYSE_TT_BYTES);
+    searcher.set_threads(req.threads.threads);
     let limits = Limits {
         max_depth: req.depth,
         max_nodes: req.nodes,
@@ -87,6 +92,12 @@ mod tests {
         assert!(request("7,7").is_err(), "a limit is required");
         assert!(request("--rule 3 --depth 2").is_err());
         assert!(request("--depth").is_err());
+        assert_eq!(
+            request("--depth 2").unwrap().threads.threads,
+            crate::search::cores()
+        );
+        assert_eq!(request("--depth 2 --threads 3").unwrap().threads.threads, 3);
+        assert!(request("--depth 2 --threads 0").is_err());
     }
 
     #[test]

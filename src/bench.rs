@@ -1,12 +1,14 @@
 //! `bench`: fixed positions searched to a fixed depth with cleared tables, one line each,
 //! then the total node count and a signature of every result. The same in every build.
+//! With `--threads N` it measures speed instead: the same positions searched for a fixed
+//! time on 1 to N threads, and the nodes per second of each thread count.
 
 use crate::board::Board;
 use crate::rules;
 use crate::search::{Limits, Searcher, Silent};
 use crate::types::{Depth, Pos, Rule};
 use std::io::Write;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Depth used when none is given.
 pub const DEFAULT_DEPTH: Depth = 6;
@@ -153,6 +155,50 @@ pub fn run(depth: Depth, out: &mut dyn Write) -> anyhow::Result<BenchTotals> {
     })
 }
 
+/// Nodes per second of each thread count, from 1 to `max_threads`: every position is
+/// searched for `per_position` on a fresh table by each thread count in turn (so that a
+/// busy spell of the machine touches every count alike). One line per thread count goes
+/// to `out`, with its speed relative to one thread. Returns the speeds, one thread's first.
+pub fn run_threads(
+    max_threads: usize,
+    per_position: Duration,
+    out: &mut dyn Write,
+) -> anyhow::Result<Vec<f64>> {
+    let counts = max_threads.max(1);
+    let mut nodes = vec![0u64; counts];
+    let mut time = vec![Duration::ZERO; counts];
+    for &(rule, w, h, moves) in POSITIONS {
+        let board = setup(rule, w, h, moves)?;
+        for t in 0..counts {
+            let mut s = Searcher::new(BENCH_TT_BYTES);
+            s.set_threads(t + 1);
+            let limits = Limits {
+                soft: Some(per_position),
+                hard: Some(per_position),
+                ..Limits::default()
+            };
+            let r = s.search(&mut board.clone(), limits, &mut Silent);
+            nodes[t] += r.nodes;
+            time[t] += r.elapsed;
+        }
+    }
+    let nps: Vec<f64> = (0..counts)
+        .map(|t| nodes[t] as f64 / time[t].as_secs_f64().max(1e-3))
+        .collect();
+    for t in 0..counts {
+        writeln!(
+            out,
+            "threads {:3}  nodes {:11}  time (ms) {:7}  nodes/second {:9.0}  ratio {:.2}",
+            t + 1,
+            nodes[t],
+            time[t].as_millis(),
+            nps[t],
+            nps[t] / nps[0].max(1.0)
+        )?;
+    }
+    Ok(nps)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,5 +213,16 @@ mod tests {
         assert_eq!(a.nodes, b.nodes);
         assert_eq!(a.signature, b.signature);
         assert!(a.nodes > 0);
+    }
+
+    #[test]
+    fn the_threaded_bench_reports_every_thread_count() {
+        let mut out = Vec::new();
+        let nps = run_threads(2, Duration::from_millis(20), &mut out).unwrap();
+        assert_eq!(nps.len(), 2);
+        assert!(nps.iter().all(|&n| n > 0.0));
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("threads   1 "), "{text}");
+        assert!(text.contains("\nthreads   2 "), "{text}");
     }
 }

@@ -31,11 +31,26 @@ pub enum Command {
     /// Play a game on an HTTP Gomoku server (the one of the article Wuzi grew from).
     Online(crate::online::cli::Args),
     /// Search the fixed bench positions and print the node-count signature (on stderr).
+    /// With --threads, measure nodes per second on 1 to N threads instead.
     Bench {
         /// Depth of every search.
         #[arg(default_value_t = crate::bench::DEFAULT_DEPTH, value_parser = depth)]
         depth: Depth,
+        /// Measure the speed of 1 to this many search threads (timed, so not repeatable).
+        #[arg(long, value_parser = threads, conflicts_with = "depth")]
+        threads: Option<usize>,
+        /// With --threads: seconds each thread count searches each position.
+        #[arg(long, default_value = "1", value_parser = seconds, requires = "threads")]
+        seconds: Duration,
     },
+}
+
+/// `--threads`, for the subcommands that run Wuzi's own search: every core by default.
+#[derive(clap::Args, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Threads {
+    /// Search threads (the default is every core of this machine).
+    #[arg(long, default_value_t = crate::search::cores(), value_parser = threads)]
+    pub threads: usize,
 }
 
 /// A rule by its protocol number (0, 1, 4, 8, 9) or its name.
@@ -79,6 +94,15 @@ pub fn depth(v: &str) -> Result<Depth, String> {
         .ok()
         .filter(|d| (1..=max).contains(d))
         .ok_or_else(|| format!("expected a depth from 1 to {max}"))
+}
+
+/// A number of search threads, from 1 to the most a searcher runs.
+pub fn threads(v: &str) -> Result<usize, String> {
+    let max = crate::search::MAX_THREADS;
+    v.parse()
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .ok_or_else(|| format!("expected a number of threads from 1 to {max}"))
 }
 
 /// A positive number of seconds, up to an hour.

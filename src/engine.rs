@@ -20,11 +20,12 @@ const TT_MEMORY_DIVISOR: u64 = 4;
 /// thread's stack, boards and buffers. Measured without the table, the process peaks at
 /// 4.3 MiB under freestyle and 6.0 MiB under renju on 20×20; this leaves room to spare.
 const ENGINE_RESERVE_BYTES: u64 = 8 << 20;
+/// Memory each search thread beyond the first needs: its stack as deep searches touch it,
+/// its move-ordering tables and its copy of the board.
+const THREAD_RESERVE_BYTES: u64 = 2 << 20;
 /// TT size bounds.
 const TT_MIN_BYTES: u64 = 1 << 20;
 const TT_MAX_BYTES: u64 = 1 << 30;
-/// The least `max_memory` the engine keeps within: the reserve and the smallest table.
-pub const MIN_MEMORY_BYTES: u64 = ENGINE_RESERVE_BYTES + TT_MIN_BYTES;
 
 /// Manager-set options (from INFO).
 #[derive(Clone, Debug)]
@@ -48,6 +49,8 @@ pub struct Options {
     pub realtime: bool,
     /// Yixin-Board's per-depth `INFO` blocks (`show_detail` bit 2).
     pub detail: bool,
+    /// Search threads (`INFO thread_num`), 1 to `search::cores()`.
+    pub threads: usize,
 }
 
 impl Default for Options {
@@ -64,6 +67,7 @@ impl Default for Options {
             show_detail: true,
             realtime: false,
             detail: false,
+            threads: 1,
         }
     }
 }
@@ -78,8 +82,14 @@ impl Options {
         }
     }
 
-    /// TT bytes these options allow: what is left after `ENGINE_RESERVE_BYTES`, and at
-    /// most a quarter of the cap (half with an explicit `hash_size`).
+    /// Memory the engine needs besides its table, on `threads` search threads.
+    fn reserve(&self) -> u64 {
+        ENGINE_RESERVE_BYTES + (self.threads.max(1) as u64 - 1) * THREAD_RESERVE_BYTES
+    }
+
+    /// TT bytes these options allow: what is left after the reserve, and at most a
+    /// quarter of the cap (half with an explicit `hash_size`). One table serves every
+    /// search thread.
     pub fn tt_bytes(&self) -> usize {
         let mem = self.memory();
         let bytes = match self.hash_kb.filter(|&kb| kb > 0) {
@@ -87,13 +97,18 @@ impl Options {
             None => mem / TT_MEMORY_DIVISOR,
         };
         bytes
-            .min(mem.saturating_sub(ENGINE_RESERVE_BYTES))
+            .min(mem.saturating_sub(self.reserve()))
             .clamp(TT_MIN_BYTES, TT_MAX_BYTES) as usize
     }
 
     /// True when the cap is below what the engine needs with its smallest table.
     pub fn memory_too_small(&self) -> bool {
-        self.memory() < MIN_MEMORY_BYTES
+        self.memory() < self.min_memory()
+    }
+
+    /// The least `max_memory` the engine keeps within: the reserve and the smallest table.
+    pub fn min_memory(&self) -> u64 {
+        self.reserve() + TT_MIN_BYTES
     }
 }
 
@@ -137,9 +152,6 @@ pub enum Owner {
     Opponent,
 }
 
-/// Stack for a search thread: deep forced lines recurse far.
-const SEARCH_STACK_BYTES: usize = 256 << 20;
-
 /// A search ready to run on another thread.
 pub struct ThinkJob {
     pub board: Board,
@@ -165,7 +177,7 @@ impl ThinkJob {
         stop.store(false, Ordering::Relaxed);
         std::thread::Builder::new()
             .name("search".into())
-            .stack_size(SEARCH_STACK_BYTES)
+            .stack_size(crate::search::STACK_BYTES)
             .spawn(move || {
                 let r = searcher.search(&mut board, limits, &mut observer);
                 done(r, searcher);
@@ -373,6 +385,7 @@ impl Engine {
             .take()
             .unwrap_or_else(|| Searcher::new(self.options.tt_bytes()));
         searcher.resize_tt(self.options.tt_bytes());
+        searcher.set_threads(self.options.threads);
         let mut limits = Limits {
             max_depth: self.options.max_depth,
             max_nodes: self.options.max_nodes,
@@ -517,5 +530,15 @@ mod tests {
         o.max_memory = 4 << 20;
         assert_eq!(o.tt_bytes() as u64, TT_MIN_BYTES);
         assert!(o.memory_too_small());
+        // Each thread beyond the first needs its own share besides the one table.
+        o.max_memory = 12 << 20;
+        o.threads = 2;
+        let reserve = ENGINE_RESERVE_BYTES + THREAD_RESERVE_BYTES;
+        assert_eq!(o.tt_bytes() as u64, (12 << 20) - reserve);
+        o.max_memory = reserve + TT_MIN_BYTES;
+        assert!(!o.memory_too_small());
+        o.threads = 3;
+        assert!(o.memory_too_small());
+        assert_eq!(o.min_memory(), o.max_memory + THREAD_RESERVE_BYTES);
     }
 }

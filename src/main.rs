@@ -22,7 +22,15 @@ fn main() -> anyhow::Result<()> {
             // Every command is answered by now; leave without waiting for the input thread.
             std::process::exit(0);
         }
-        Some(Command::Bench { depth }) => {
+        Some(Command::Bench {
+            threads: Some(threads),
+            seconds,
+            ..
+        }) => {
+            wuzi::bench::run_threads(threads, seconds, &mut io::stderr())?;
+            Ok(())
+        }
+        Some(Command::Bench { depth, .. }) => {
             wuzi::bench::run(depth, &mut io::stderr())?;
             Ok(())
         }

@@ -43,6 +43,8 @@ pub struct Request {
     /// Also write the game with every move's review as SGF comments and marks.
     #[arg(long, value_name = "OUT")]
     pub sgf: Option<PathBuf>,
+    #[command(flatten)]
+    pub threads: crate::cli::Threads,
 }
 
 impl Request {
@@ -130,9 +132,16 @@ fn position(record: &Record, rule: Rule, n: usize) -> anyhow::Result<Board> {
     Ok(b)
 }
 
-/// Review every move of `record` under `rule` with `limits` per position.
-pub fn review(record: &Record, rule: Rule, limits: &Limits) -> anyhow::Result<Vec<MoveReview>> {
+/// Review every move of `record` under `rule` with `limits` per position, on `threads`
+/// search threads.
+pub fn review(
+    record: &Record,
+    rule: Rule,
+    limits: &Limits,
+    threads: usize,
+) -> anyhow::Result<Vec<MoveReview>> {
     let mut searcher = Searcher::new(REVIEW_TT_BYTES);
+    searcher.set_threads(threads);
     let n = record.moves.len();
     // Searches of the positions before each move, and after the last one when the game
     // goes on from there.
@@ -291,7 +300,7 @@ pub fn run(req: &Request, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut record = records::load(&req.game)?;
     let rule = req.rule.or(record.rule).unwrap_or(Rule::Freestyle);
     let limits = req.limits();
-    let reviews = review(&record, rule, &limits)?;
+    let reviews = review(&record, rule, &limits, req.threads.threads)?;
     let per = match req.time {
         Some(t) => format!("{:.1} s", t.as_secs_f64()),
         None => format!("depth {}", limits.max_depth.unwrap_or(DEFAULT_DEPTH)),
@@ -460,7 +469,7 @@ mod tests {
             .read(include_str!("records/c-gomoku-cli.sgf"))
             .unwrap();
         let limits = request("g --depth 6").unwrap().limits();
-        let reviews = review(&record, Rule::Freestyle, &limits).unwrap();
+        let reviews = review(&record, Rule::Freestyle, &limits, 1).unwrap();
         assert_eq!(reviews.len(), record.moves.len());
         let r = &reviews[40];
         let cells = (cell(r.played), cell(r.best));

@@ -28,6 +28,8 @@ pub struct Config {
     pub sizes: Vec<(usize, usize)>,
     /// Sent as `INFO max_memory`; 0 = not limited.
     pub memory: u64,
+    /// Sent as `INFO thread_num`.
+    pub threads: u64,
     pub seed: u64,
     /// Games played at once.
     pub jobs: usize,
@@ -94,6 +96,7 @@ impl Config {
             rules,
             sizes,
             memory: number("WUZI_REFEREE_MEMORY", 0)?,
+            threads: number("WUZI_REFEREE_THREADS", 1)?.max(1),
             seed: number("WUZI_REFEREE_SEED", DEFAULT_SEED)?,
             // One game at a time by default: a spare core keeps the timing honest.
             jobs: number("WUZI_REFEREE_JOBS", 1)?.max(1) as usize,

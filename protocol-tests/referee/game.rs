@@ -32,6 +32,7 @@ pub struct Spec {
     /// 0 = no match clock.
     pub match_ms: u64,
     pub memory: u64,
+    pub threads: u64,
     /// Stones placed before the engines move, black first; empty = `BEGIN`.
     pub opening: Vec<(i32, i32)>,
     /// Engine process A plays black (else B does).
@@ -282,6 +283,7 @@ impl Game<'_> {
             format!("INFO timeout_turn {}", spec.turn_ms),
             format!("INFO timeout_match {}", spec.match_ms),
             format!("INFO max_memory {}", spec.memory),
+            format!("INFO thread_num {}", spec.threads),
             format!("INFO rule {}", spec.rule.code()),
             "INFO game_type 1".to_string(),
         ];

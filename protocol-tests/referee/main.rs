@@ -16,6 +16,7 @@
 //! | `WUZI_REFEREE_RULES` | comma list of `INFO rule` values | `0,1,4,8,9` |
 //! | `WUZI_REFEREE_SIZES` | comma list like `15,20,20x15` | `15,20,20x15` |
 //! | `WUZI_REFEREE_MEMORY` | `INFO max_memory` bytes, 0 = not limited | 0 |
+//! | `WUZI_REFEREE_THREADS` | `INFO thread_num` (each engine) | 1 |
 //! | `WUZI_REFEREE_SEED` | seed of openings and limits | fixed |
 //! | `WUZI_REFEREE_JOBS` | games at once | 1 |
 //! | `WUZI_REFEREE_RUNS` | start-up mode: runs | 20 |

@@ -83,7 +83,7 @@ pub fn games(
     let _ = writeln!(
         t,
         "referee: {} games, {} at once, engine {}, seed {:#x}, timeout_turn {turn}, \
-         timeout_match {}, max_memory {}",
+         timeout_match {}, max_memory {}, thread_num {}",
         reports.len(),
         config.jobs,
         config.engine.display(),
@@ -95,7 +95,8 @@ pub fn games(
         match config.memory {
             0 => "0 (not limited)".to_string(),
             m => format!("{m} bytes ({:.1} MiB)", mib(m)),
-        }
+        },
+        config.threads
     );
 
     let _ = writeln!(t, "\ngames (A and B are the two engine processes):");

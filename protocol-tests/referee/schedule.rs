@@ -22,6 +22,7 @@ pub fn games(config: &Config) -> Vec<Spec> {
                 turn_ms: rng.range(config.turn_ms.0, config.turn_ms.1),
                 match_ms: config.match_ms,
                 memory: config.memory,
+                threads: config.threads,
                 opening: opening(config.seed, pair, width, height),
                 a_is_black: g % 2 == 0,
             }

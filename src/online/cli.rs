@@ -47,6 +47,9 @@ pub struct Args {
     /// Limit every search to this many nodes.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     nodes: Option<u64>,
+    /// Wuzi's own search only (not --engine's).
+    #[command(flatten)]
+    threads: crate::cli::Threads,
 }
 
 /// A number of seconds within `min..=max`.
@@ -86,6 +89,7 @@ impl Args {
         cfg.request_timeout = seconds("--timeout", self.timeout, 0.001, 60.0)?;
         cfg.limits.depth = self.depth;
         cfg.limits.nodes = self.nodes;
+        cfg.limits.threads = self.threads.threads;
         Ok(cfg)
     }
 }

@@ -53,6 +53,8 @@ pub struct SearchLimits {
     pub nodes: Option<u64>,
     /// Hash table size in MiB (Wuzi's own search; `None`: the engine's default).
     pub hash_mb: Option<u64>,
+    /// Search threads of Wuzi's own search (0 counts as 1).
+    pub threads: usize,
 }
 
 /// Something that finds moves: started with a position, then waited on in slices so the
@@ -120,6 +122,7 @@ impl Wuzi {
         engine.options.max_nodes = limits.nodes;
         engine.options.hash_kb = limits.hash_mb.map(|mb| mb * 1024);
         engine.options.show_detail = false;
+        engine.options.threads = limits.threads.max(1);
         Wuzi {
             engine,
             running: None,
@@ -481,6 +484,7 @@ mod tests {
             depth: Some(2),
             nodes: None,
             hash_mb: Some(1),
+            threads: 1,
         };
         let mut w = Wuzi::new(&limits);
         // Black has four in a row on row 7: the fifth stone is the only sensible move.

@@ -37,6 +37,8 @@ pub struct Options {
     pub human: Color,
     /// Wuzi's time per move.
     pub time: Duration,
+    /// Wuzi's search threads.
+    pub threads: usize,
 }
 
 /// The `play` command line.
@@ -57,6 +59,8 @@ pub struct Args {
     /// Wuzi's thinking time per move, in seconds.
     #[arg(long, default_value = "2", value_parser = crate::cli::seconds)]
     time: Duration,
+    #[command(flatten)]
+    threads: crate::cli::Threads,
 }
 
 impl Args {
@@ -72,6 +76,7 @@ impl Args {
                 Color::Black
             },
             time: self.time,
+            threads: self.threads.threads,
         }
     }
 }
@@ -177,6 +182,7 @@ impl Game<'_> {
             .new_game(self.opts.width, self.opts.height)
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         self.engine.options.show_detail = false;
+        self.engine.options.threads = self.opts.threads;
         self.engine.options.time = TimeControl {
             turn_ms: Some(self.opts.time.as_millis() as u64),
             match_ms: 0,

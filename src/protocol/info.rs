@@ -22,6 +22,11 @@ pub fn apply(engine: &mut Engine, key: &str, value: &str) {
         ("max_depth", Some(v)) => o.max_depth = (v > 0).then_some(v.min(1000) as i32),
         ("max_node", Some(v)) => o.max_nodes = (v > 0).then_some(v as u64),
         // 0 silences; bit 1 adds Yixin-Board's realtime stream, bit 2 its INFO blocks.
+        // More threads than the machine runs at once would only slow each other down.
+        ("thread_num", Some(v)) if v >= 1 => {
+            o.threads = (v as u64).min(crate::search::cores() as u64) as usize;
+            o.memory_warning = o.memory_too_small();
+        }
         ("show_detail", Some(v)) => {
             o.show_detail = v != 0;
             o.realtime = v & 1 != 0;
@@ -37,7 +42,7 @@ pub fn apply(engine: &mut Engine, key: &str, value: &str) {
                 engine.set_rule(Rule::Freestyle);
             }
         },
-        // game_type, folder, thread_num (one search thread for now), time_increment,
+        // game_type, folder, time_increment,
         // caution_factor (the move generator picks its own candidates), pondering (no
         // thinking on the opponent's time), strength (full strength always), evaluate, ...:
         // accepted and not needed.

@@ -10,7 +10,7 @@ mod quote;
 mod report;
 mod swap2;
 
-use crate::engine::{Engine, GameError, Owner, ThinkJob, MIN_MEMORY_BYTES};
+use crate::engine::{Engine, GameError, Owner, ThinkJob};
 use crate::search::{SearchResult, Searcher};
 use crate::types::{Pos, Value};
 use command::{BlockKind, Command, Parser, StoneLine};
@@ -289,7 +289,8 @@ impl Session {
                 self.out.line(&s);
             }
             Command::ShowInfo => {
-                self.out.message("INFO MAX_THREAD_NUM 1");
+                let threads = crate::search::cores();
+                self.out.message(&format!("INFO MAX_THREAD_NUM {threads}"));
                 self.out.message("INFO MAX_HASH_SIZE 20");
             }
             Command::HashClear => self.engine.clear_hash(),
@@ -390,7 +391,7 @@ impl Session {
             self.out.message(&format!(
                 "max_memory {} is below the {} bytes Wuzi needs: playing with the smallest hash table",
                 o.max_memory,
-                MIN_MEMORY_BYTES
+                o.min_memory()
             ));
         }
         if let Some(v) = self.engine.options.unknown_rule.take() {

@@ -1,108 +1,40 @@
-//! Iterative-deepening principal variation search with a transposition table, forced-move
-//! pruning, static mate checks and a four-based (VCF) quiescence search.
+//! The search: iterative-deepening principal variation search (`worker`) on one or more
+//! threads sharing one transposition table (`tt`), with a threat-space search (`vct`) at
+//! the root and a clock (`time`).
+//!
+//! Threads follow the "lazy" scheme: every thread searches the same root position, and
+//! what one learns reaches the others through the shared table. Helpers differ from the
+//! main thread in the depths they search, so the threads do not walk the same tree in
+//! step. The main thread owns the clock and the answer; when it stops, every helper stops.
 
 #[cfg(test)]
 mod tactics;
 pub mod time;
 pub mod tt;
 pub mod vct;
+mod worker;
 
 use crate::board::Board;
-use crate::eval;
-use crate::movegen::{self, MoveList, ScoredMove, Threat};
-use crate::pattern::Pattern4;
-use crate::rules;
-use crate::types::{
-    mate_in, mated_in, Color, Depth, Pos, Rule, Value, NUM_CELLS, VALUE_DRAW, VALUE_INFINITE,
-    VALUE_MATE_BOUND,
-};
+use crate::types::{Depth, Pos, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tt::{Bound, Tt};
-use vct::Vct;
+use tt::Tt;
+use worker::{Shared, Tables, Worker};
 
-/// Deepest ply the search goes to.
-const MAX_PLY: i32 = 120;
 /// Deepest nominal depth of iterative deepening.
 pub const MAX_DEPTH: Depth = 60;
-/// Plies of four-making moves the quiescence search may chain.
-const QS_MAX_FOURS: i32 = 12;
-/// Poll the clock and the stop flag every this many nodes. Often enough that a search
-/// whose nodes are slow (the first moves of a process page in its hash table) still stops
-/// within a fraction of a millisecond of its limit.
-const POLL_NODES: u64 = 64;
-/// Reverse futility pruning: deepest depth and margin per ply.
-const RFP_MAX_DEPTH: Depth = 6;
-const RFP_MARGIN: Value = 40;
-/// Razoring (far below alpha: drop into the quiescence search): deepest depth and margin
-/// per ply.
-const RAZOR_MAX_DEPTH: Depth = 4;
-const RAZOR_MARGIN: Value = 40;
-/// Move-count pruning: moves searched at a node from the second ply on, by [quiet node]
-/// and depth: 5·√d − 2 (at most 8) where either side has a threat in play, 15·√d − 12
-/// (at most 32) elsewhere.
-static LMP: once_cell::sync::Lazy<[[usize; 64]; 2]> = once_cell::sync::Lazy::new(|| {
-    let count = |d: usize, a: f64, b: f64, most: usize| {
-        ((a * (d as f64).sqrt() - b).round().max(1.0) as usize).min(most)
-    };
-    [
-        std::array::from_fn(|d| count(d, 5.0, 2.0, 8)),
-        std::array::from_fn(|d| count(d, 15.0, 12.0, 32)),
-    ]
-});
-/// Internal iterative reduction: a node this deep with no TT move (so no tried best move
-/// to search first) is searched one ply shallower.
-const IIR_MIN_DEPTH: Depth = 4;
-/// Ordering bonus for the move that last refuted the opponent's previous move.
-const COUNTER_MOVE_BONUS: i32 = 40;
-/// Root threat check: attacker moves searched, and node budgets for our own win and for
-/// each of the first `VCT_REFUTE_MOVES` root moves.
-const VCT_DEPTH: i32 = 5;
-const VCT_OWN_BUDGET: u64 = 20_000;
-const VCT_REFUTE_MOVES: usize = 12;
-/// Threat-check nodes allowed per millisecond of the hard limit (about 15% of the time).
-const VCT_NODES_PER_MS: u64 = 20;
-/// Aspiration window half-width at the root, from depth `ASPIRATION_DEPTH`.
-const ASPIRATION_DELTA: Value = 60;
-const ASPIRATION_DEPTH: Depth = 5;
-
-/// Late-move reductions by depth and move number (from 1): ln(d)·ln(m)/2, rounded.
-static LMR: once_cell::sync::Lazy<[[Depth; 64]; 64]> = once_cell::sync::Lazy::new(|| {
-    let mut t = [[0; 64]; 64];
-    for (d, row) in t.iter_mut().enumerate().skip(1) {
-        for (m, r) in row.iter_mut().enumerate().skip(1) {
-            *r = ((d as f64).ln() * (m as f64).ln() / 2.0).round() as Depth;
-        }
-    }
-    t
-});
-
-/// Reduction of the late move number `i` (from 0) at a node of `depth` with `new_depth`
-/// plies left for its children. PV nodes reduce a ply less, and so does a refuter (one of
-/// this ply's killers or the counter move), which failed high in a sibling position and is
-/// likely to again.
-fn late_move_reduction(depth: Depth, new_depth: Depth, i: usize, pv: bool, refuter: bool) -> Depth {
-    if depth < 3 {
-        return 0;
-    }
-    let r = LMR[(depth as usize).min(63)][(i + 1).min(63)] - pv as Depth - refuter as Depth;
-    r.clamp(0, new_depth - 1)
+/// Most search threads a searcher runs.
+pub const MAX_THREADS: usize = 256;
+/// The threads this machine runs at once (its logical cores, as far as this process may
+/// use them), at most `MAX_THREADS`: the most threads worth searching on.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS))
 }
 
-/// Quiet moves that refuted a sibling position: this ply's killers, and the move that last
-/// refuted the opponent's previous move (the counter move). They are ordered early and
-/// reduced less.
-struct Refuters {
-    killers: [Option<Pos>; 2],
-    counter: Option<Pos>,
-}
-
-impl Refuters {
-    fn contains(&self, p: Pos) -> bool {
-        self.killers.contains(&Some(p)) || self.counter == Some(p)
-    }
-}
+/// Stack of a search thread: deep forced lines recurse far. Only the pages a search
+/// touches become resident.
+pub const STACK_BYTES: usize = 256 << 20;
 
 /// When a search must end.
 #[derive(Clone, Debug, Default)]
@@ -185,47 +117,24 @@ pub struct SearchResult {
     pub lines: Vec<RootLine>,
 }
 
-/// How a node starts (see `Searcher::enter`).
-enum Entry {
-    /// The node's value is known.
-    Done(Value),
-    /// The opponent's four leaves one reply.
-    Forced(Pos),
-    /// Search on, facing this threat.
-    Open(Threat),
-}
-
-/// Search state that lives across moves: the TT and history tables.
+/// Search state that lives across moves: the shared table, each thread's ordering tables,
+/// the thread count and the stop flag.
 pub struct Searcher {
     tt: Tt,
-    history: Vec<[i32; 2]>,
-    killers: Vec<[Option<Pos>; 2]>,
-    /// By the cell of the last move and the side to move: the quiet move that last
-    /// refuted it.
-    counter_moves: Vec<[Option<Pos>; 2]>,
-    nodes: u64,
-    /// The deepest ply reached in this iteration.
-    seldepth: i32,
-    start: Instant,
-    limits: Limits,
+    /// One per thread, the main thread's first; grown as threads are added.
+    tables: Vec<Tables>,
+    threads: usize,
     stop: Arc<AtomicBool>,
-    aborted: bool,
 }
 
 impl Searcher {
-    /// A searcher with a TT of about `tt_bytes` bytes.
+    /// A single-threaded searcher with a TT of about `tt_bytes` bytes.
     pub fn new(tt_bytes: usize) -> Searcher {
         Searcher {
             tt: Tt::new(tt_bytes),
-            history: vec![[0; 2]; NUM_CELLS],
-            killers: vec![[None; 2]; MAX_PLY as usize + 2],
-            counter_moves: vec![[None; 2]; NUM_CELLS],
-            nodes: 0,
-            seldepth: 0,
-            start: Instant::now(),
-            limits: Limits::default(),
+            tables: vec![Tables::new()],
+            threads: 1,
             stop: Arc::new(AtomicBool::new(false)),
-            aborted: false,
         }
     }
 
@@ -238,12 +147,20 @@ impl Searcher {
         }
     }
 
+    /// Search on `n` threads from the next search on (1 to `MAX_THREADS`).
+    pub fn set_threads(&mut self, n: usize) {
+        self.threads = n.clamp(1, MAX_THREADS);
+    }
+
+    /// The number of search threads.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
     /// Forget everything learned (new game).
     pub fn clear(&mut self) {
         self.tt.clear();
-        self.history.iter_mut().for_each(|h| *h = [0; 2]);
-        self.killers.iter_mut().for_each(|k| *k = [None; 2]);
-        self.counter_moves.iter_mut().for_each(|k| *k = [None; 2]);
+        self.tables.iter_mut().for_each(Tables::clear);
     }
 
     /// The flag that aborts a running search when set.
@@ -251,758 +168,123 @@ impl Searcher {
         self.stop.clone()
     }
 
-    /// Find a move for the side to move. The board must have an empty cell.
+    /// Find a move for the side to move. The board must have an empty cell. With more
+    /// than one thread, the helpers run while the main thread searches, and all have
+    /// stopped when this returns.
     pub fn search(
         &mut self,
         board: &mut Board,
         limits: Limits,
         observer: &mut dyn Observer,
     ) -> SearchResult {
-        self.start = Instant::now();
-        self.limits = limits;
-        self.nodes = 0;
-        self.aborted = false;
+        let start = Instant::now();
         self.tt.new_search();
-        self.killers.iter_mut().for_each(|k| *k = [None; 2]);
-
-        let mut root = root_moves(board, &self.limits.excluded);
-        let multipv = self.limits.multipv.clamp(1, root.len());
-        let us = board.side_to_move();
-        let quick = if board.p4(root[0].pos, us) == Pattern4::AFive {
-            // `root_moves` gives a winning move alone.
-            Some((root[0].pos, 1))
-        } else if root.len() > 1 && multipv == 1 {
-            // With several lines wanted, every root move gets searched instead.
-            self.threat_check(board, &mut root)
-        } else {
-            None
-        };
-        if let Some((p, plies)) = quick {
-            let report = IterationReport {
-                depth: 0,
-                seldepth: plies,
-                value: mate_in(plies),
-                nodes: self.nodes,
-                elapsed: self.start.elapsed(),
-                pv: vec![p],
-                lines: vec![RootLine {
-                    value: mate_in(plies),
-                    pv: vec![p],
-                }],
-            };
-            observer.iteration(&report);
-            return SearchResult {
-                best: p,
-                value: report.value,
-                depth: 0,
-                nodes: self.nodes,
-                elapsed: report.elapsed,
-                pv: report.pv,
-                lines: report.lines,
-            };
+        while self.tables.len() < self.threads {
+            self.tables.push(Tables::new());
         }
-        let mut best = SearchResult {
-            best: root[0].pos,
-            value: 0,
-            depth: 0,
-            nodes: 0,
-            elapsed: Duration::ZERO,
-            pv: vec![root[0].pos],
-            lines: Vec::new(),
-        };
-        // Each line's value in the last iteration, for its aspiration window.
-        let mut previous: Vec<Value> = vec![0; multipv];
-        // A won or forced position needs no search beyond the first iteration.
-        let max_depth = self
-            .limits
-            .max_depth
-            .unwrap_or(MAX_DEPTH)
-            .clamp(1, MAX_DEPTH);
-        let mut unchanged = 0;
-        for depth in 1..=max_depth {
-            let previous_best = best.best;
-            self.seldepth = 0;
-            let mut lines = Vec::with_capacity(multipv);
-            // Line k is the best of the root moves from k on; the search moves it to k.
-            for k in 0..multipv {
-                let (value, iter_best) =
-                    self.aspirated(board, &mut root[k..], depth, previous[k], observer);
-                if k == 0 {
-                    if let Some((pos, v)) = iter_best {
-                        best.best = pos;
-                        best.value = v;
-                    }
-                }
-                if self.aborted {
-                    break;
-                }
-                previous[k] = value;
-                lines.push(RootLine {
-                    value,
-                    pv: self.extract_pv(board, root[k].pos),
-                });
+        self.tables.iter_mut().for_each(Tables::new_search);
+        let shared = Shared::new(&self.stop);
+        let (tt, limits, shared) = (&self.tt, &limits, &shared);
+        let (main_tables, helper_tables) = self.tables.split_first_mut().expect("one table");
+        std::thread::scope(|scope| {
+            for (i, tables) in helper_tables[..self.threads - 1].iter_mut().enumerate() {
+                let mut board = board.clone();
+                // A helper that cannot be started leaves the search to the others.
+                let _ = std::thread::Builder::new()
+                    .name(format!("search {}", i + 1))
+                    .stack_size(STACK_BYTES)
+                    .spawn_scoped(scope, move || {
+                        Worker::new(i + 1, tt, tables, shared, limits, start)
+                            .helper_search(&mut board);
+                    });
             }
-            if self.aborted {
-                break;
-            }
-            lines.sort_by_key(|l| std::cmp::Reverse(l.value));
-            best.value = lines[0].value;
-            best.best = lines[0].pv[0];
-            best.depth = depth;
-            best.pv = lines[0].pv.clone();
-            best.nodes = self.nodes;
-            best.lines = lines;
-            observer.iteration(&IterationReport {
-                depth,
-                seldepth: self.seldepth,
-                value: best.value,
-                nodes: self.nodes,
-                elapsed: self.start.elapsed(),
-                pv: best.pv.clone(),
-                lines: best.lines.clone(),
-            });
-            // A proven win needs no more iterations; a proven loss keeps searching for the
-            // longest defence while time lasts.
-            let value = best.value;
-            if value >= VALUE_MATE_BOUND && depth >= 2 || root.len() == 1 {
-                break;
-            }
-            unchanged = if depth > 1 && best.best != previous_best {
-                0
-            } else {
-                unchanged + 1
-            };
-            if let Some(soft) = self.limits.soft {
-                let hard = self.limits.hard.unwrap_or(Duration::MAX);
-                let target = time::iteration_target(soft, hard, unchanged, self.limits.match_bound);
-                if self.start.elapsed() >= target {
-                    break;
-                }
-            }
-        }
-        best.nodes = self.nodes;
-        best.elapsed = self.start.elapsed();
-        best
+            let result =
+                Worker::new(0, tt, main_tables, shared, limits, start).main_search(board, observer);
+            shared.done.store(true, Ordering::Relaxed);
+            result
+        })
     }
-
-    /// Before the main search: our own win by threats (its move and length) if one is
-    /// found; otherwise drop root moves after which the opponent wins by threats (unless
-    /// that drops them all).
-    fn threat_check(&mut self, board: &mut Board, root: &mut MoveList) -> Option<(Pos, i32)> {
-        // Under a clock the check gets a share of the time (about `VCT_NODES_PER_MS` nodes
-        // per millisecond of the hard limit); without one, the full budgets.
-        let total = match self.limits.hard {
-            Some(h) => (h.as_millis() as u64 * VCT_NODES_PER_MS).min(VCT_OWN_BUDGET * 3),
-            None => VCT_OWN_BUDGET * 3,
-        };
-        let own_budget = total / 3;
-        let deadline = self.limits.hard.map(|h| self.start + h);
-        let refute_budget = (total - own_budget) / VCT_REFUTE_MOVES as u64;
-        let mut v = Vct::stoppable(own_budget, &self.stop, deadline);
-        let win = v.find_win(board, VCT_DEPTH);
-        self.nodes += v.nodes();
-        if let Some((p, plies)) = win {
-            if root.iter().any(|m| m.pos == p) {
-                return Some((p, plies));
-            }
-        }
-        let mut keep = MoveList::new();
-        for (i, &m) in root.iter().enumerate() {
-            if i < VCT_REFUTE_MOVES {
-                board.make_move(m.pos);
-                let mut v = Vct::stoppable(refute_budget, &self.stop, deadline);
-                let refuted = v.attacker_wins(board, VCT_DEPTH);
-                self.nodes += v.nodes();
-                board.undo();
-                if refuted {
-                    continue;
-                }
-            }
-            keep.push(m);
-        }
-        if !keep.is_empty() {
-            *root = keep;
-        }
-        None
-    }
-
-    /// One root iteration inside (alpha, beta). Returns the best value found (at most
-    /// alpha on a fail low, at least beta on a fail high) and the move that raised alpha.
-    fn root_search(
-        &mut self,
-        board: &mut Board,
-        root: &mut [ScoredMove],
-        depth: Depth,
-        mut alpha: Value,
-        beta: Value,
-        observer: &mut dyn Observer,
-    ) -> (Value, Option<(Pos, Value)>) {
-        let alpha_orig = alpha;
-        let mut best: Option<(Pos, Value)> = None;
-        let mut best_value = -VALUE_INFINITE;
-        for i in 0..root.len() {
-            let m = root[i].pos;
-            observer.root_event(RootEvent::Enter(m, depth));
-            self.make(board, m);
-            let v = if i == 0 {
-                -self.search_node(board, -beta, -alpha, depth - 1, 1, true)
-            } else {
-                let mut v = -self.search_node(board, -alpha - 1, -alpha, depth - 1, 1, false);
-                if v > alpha && v < beta && !self.aborted {
-                    v = -self.search_node(board, -beta, -alpha, depth - 1, 1, true);
-                }
-                v
-            };
-            board.undo();
-            observer.root_event(RootEvent::Leave(m));
-            if self.aborted {
-                break;
-            }
-            // A fail-low value is an upper bound, so this low it is a proof.
-            if v <= -VALUE_MATE_BOUND {
-                observer.root_event(RootEvent::Lost(m));
-            }
-            best_value = best_value.max(v);
-            if v > alpha {
-                alpha = v;
-                best = Some((m, v));
-                observer.root_event(RootEvent::Best(m));
-                // Move the new best to the front for the next iteration.
-                root[..=i].rotate_right(1);
-                if v >= beta {
-                    break;
-                }
-            }
-        }
-        if let Some((m, v)) = best {
-            if v > alpha_orig && v < beta {
-                self.tt
-                    .store(board.hash(), 0, v, depth, Bound::Exact, Some(m));
-            }
-        }
-        (best_value, best)
-    }
-
-    /// One iteration with an aspiration window around the previous value, widened on
-    /// failure until the value is inside it.
-    fn aspirated(
-        &mut self,
-        board: &mut Board,
-        root: &mut [ScoredMove],
-        depth: Depth,
-        prev: Value,
-        observer: &mut dyn Observer,
-    ) -> (Value, Option<(Pos, Value)>) {
-        let mut delta = ASPIRATION_DELTA;
-        let (mut alpha, mut beta) = if depth >= ASPIRATION_DEPTH && prev.abs() < VALUE_MATE_BOUND {
-            (prev - delta, prev + delta)
-        } else {
-            (-VALUE_INFINITE, VALUE_INFINITE)
-        };
-        let mut found = None;
-        loop {
-            let (v, best) = self.root_search(board, root, depth, alpha, beta, observer);
-            if best.is_some() {
-                found = best;
-            }
-            if self.aborted {
-                return (v, found);
-            }
-            if v <= alpha && alpha > -VALUE_INFINITE {
-                alpha = (alpha - delta).max(-VALUE_INFINITE);
-            } else if v >= beta && beta < VALUE_INFINITE {
-                beta = (beta + delta).min(VALUE_INFINITE);
-            } else {
-                return (v, found);
-            }
-            delta *= 2;
-            if delta > 1000 {
-                alpha = -VALUE_INFINITE;
-                beta = VALUE_INFINITE;
-            }
-        }
-    }
-
-    fn out_of_budget(&mut self) -> bool {
-        if self.aborted {
-            return true;
-        }
-        if let Some(n) = self.limits.max_nodes {
-            if self.nodes >= n {
-                self.aborted = true;
-            }
-        }
-        if self.nodes.is_multiple_of(POLL_NODES) {
-            if self.stop.load(Ordering::Relaxed) {
-                self.aborted = true;
-            }
-            if let Some(hard) = self.limits.hard {
-                if self.start.elapsed() >= hard {
-                    self.aborted = true;
-                }
-            }
-        }
-        self.aborted
-    }
-
-    /// Static outcomes every node checks first: own five, the opponent's double four, own
-    /// open four. `Err(v)` ends the node with value `v`; `Ok(threat)` says what we face.
-    fn mate_check(board: &mut Board, ply: i32) -> Result<Threat, Value> {
-        let us = board.side_to_move();
-        if board.p4_count(us, Pattern4::AFive) > 0 {
-            return Err(mate_in(ply + 1));
-        }
-        if board.empty_count() == 0 {
-            return Err(VALUE_DRAW);
-        }
-        let threat = movegen::threat(board);
-        match threat {
-            Threat::DoubleFour => return Err(mated_in(ply + 2)),
-            Threat::Four(p) => {
-                if !rules::is_legal(board, p, us) {
-                    return Err(mated_in(ply + 2));
-                }
-            }
-            _ => {
-                if board.p4_count(us, Pattern4::BFlex4) > 0 {
-                    return Err(mate_in(ply + 3));
-                }
-                // A four-three against a side that cannot make any four: the four forces the
-                // block, then the three becomes an open four. Renju black's follow-up open
-                // four might be forbidden, so that case is left to the search.
-                let them = us.opp();
-                if board.p4_count(us, Pattern4::CBlock4Flex3) > 0
-                    && !(board.rule() == Rule::Renju && us == Color::Black)
-                    && (Pattern4::EBlock4 as u8..=Pattern4::AFive as u8)
-                        .all(|k| board.p4_count(them, Pattern4::from_u8(k)) == 0)
-                {
-                    return Err(mate_in(ply + 5));
-                }
-            }
-        }
-        Ok(threat)
-    }
-
-    /// What every node does first: count itself, check the budget and the static
-    /// outcomes, and find a single forced reply.
-    fn enter(&mut self, board: &mut Board, ply: i32) -> Entry {
-        self.nodes += 1;
-        self.seldepth = self.seldepth.max(ply);
-        if self.out_of_budget() {
-            return Entry::Done(0);
-        }
-        let threat = match Self::mate_check(board, ply) {
-            Ok(t) => t,
-            Err(v) => return Entry::Done(v),
-        };
-        if ply >= MAX_PLY {
-            return Entry::Done(eval::evaluate(board));
-        }
-        match threat {
-            Threat::Four(p) => Entry::Forced(p),
-            t => Entry::Open(t),
-        }
-    }
-
-    fn search_node(
-        &mut self,
-        board: &mut Board,
-        mut alpha: Value,
-        mut beta: Value,
-        depth: Depth,
-        ply: i32,
-        pv: bool,
-    ) -> Value {
-        if depth <= 0 {
-            return self.qsearch(board, alpha, beta, ply, 0);
-        }
-        let threat = match self.enter(board, ply) {
-            Entry::Done(v) => return v,
-            Entry::Forced(p) => {
-                // A single forced reply: play it without spending depth.
-                self.make(board, p);
-                let v = -self.search_node(board, -beta, -alpha, depth, ply + 1, pv);
-                board.undo();
-                return v;
-            }
-            Entry::Open(t) => t,
-        };
-        // Mate distance pruning.
-        alpha = alpha.max(mated_in(ply));
-        beta = beta.min(mate_in(ply + 1));
-        if alpha >= beta {
-            return alpha;
-        }
-        let key = board.hash();
-        let hit = self.tt.probe(key, ply);
-        if let Some(h) = hit {
-            if !pv && h.depth >= depth && h.cuts(alpha, beta) {
-                return h.value;
-            }
-        }
-        // Internal iterative reduction.
-        let depth = if depth >= IIR_MIN_DEPTH && hit.and_then(|h| h.best).is_none() {
-            depth - 1
-        } else {
-            depth
-        };
-        let us = board.side_to_move();
-        let them = us.opp();
-        // Quiet node: no threat to answer (see `movegen::threat`); an opponent's
-        // double-three point alone does not make a node unquiet. Quiet nodes get reverse
-        // futility and the wide move count.
-        let quiet_node = threat == Threat::None;
-        let static_eval = eval::evaluate(board);
-        // Reverse futility: far above beta with nothing to fear, trust the static value.
-        if !pv
-            && quiet_node
-            && depth <= RFP_MAX_DEPTH
-            && static_eval - RFP_MARGIN * depth >= beta
-            && beta.abs() < VALUE_MATE_BOUND
-        {
-            return static_eval;
-        }
-        // Razoring: far below alpha with nothing to answer, only fours can save the node.
-        if !pv
-            && threat == Threat::None
-            && depth <= RAZOR_MAX_DEPTH
-            && static_eval + RAZOR_MARGIN * depth <= alpha
-            && alpha.abs() < VALUE_MATE_BOUND
-        {
-            return self.qsearch_open(board, alpha, beta, ply, 0);
-        }
-        let mut moves = if threat.needs_defence() {
-            let d = movegen::defences(board);
-            if d.is_empty() {
-                // Open three: open four, then five. Four-three: four, block, open four, five.
-                return mated_in(ply + if threat == Threat::FourThree { 6 } else { 4 });
-            }
-            d
-        } else {
-            movegen::generate(board)
-        };
-        let refuters = self.refuters(board, ply);
-        self.score_moves(board, &mut moves, hit.and_then(|h| h.best), &refuters);
-
-        let alpha_orig = alpha;
-        let mut best_value = -VALUE_INFINITE;
-        let mut best_move = None;
-        let move_limit = if ply < 2 {
-            usize::MAX
-        } else {
-            LMP[quiet_node as usize][(depth as usize).min(63)]
-        };
-        for (i, m) in movegen::Picker::new(board, &moves).enumerate() {
-            let p = m.pos;
-            // Move-count pruning: once a move that does not lose is in hand, the late
-            // moves are not searched (below the root's children, PV nodes included).
-            if i >= move_limit && best_value > -VALUE_MATE_BOUND {
-                break;
-            }
-            // Answers to an open three cost no depth (fours excepted, which would chain
-            // for free): the attacker pays one ply per threat, so threat sequences are
-            // seen twice as deep.
-            let new_depth = if threat.needs_defence() && !board.p4(p, us).makes_four() {
-                depth
-            } else {
-                depth - 1
-            };
-            self.make(board, p);
-            let mut v;
-            if i == 0 {
-                v = -self.search_node(board, -beta, -alpha, new_depth, ply + 1, pv);
-            } else {
-                // Late moves are searched shallower first.
-                let r = late_move_reduction(depth, new_depth, i, pv, refuters.contains(p));
-                v = -self.search_node(board, -alpha - 1, -alpha, new_depth - r, ply + 1, false);
-                if v > alpha && r > 0 && !self.aborted {
-                    v = -self.search_node(board, -alpha - 1, -alpha, new_depth, ply + 1, false);
-                }
-                if v > alpha && v < beta && pv && !self.aborted {
-                    v = -self.search_node(board, -beta, -alpha, new_depth, ply + 1, true);
-                }
-            }
-            board.undo();
-            if self.aborted {
-                return 0;
-            }
-            if v > best_value {
-                best_value = v;
-                best_move = Some(p);
-                if v > alpha {
-                    alpha = v;
-                    if v >= beta {
-                        // Only quiet moves (no three or four made or stopped) teach the
-                        // history and killers; the board is back as it was before `p`.
-                        if board.p4(p, us) < Pattern4::HFlex3
-                            && board.p4(p, them) < Pattern4::EBlock4
-                        {
-                            self.reward(board, p, depth, ply);
-                        }
-                        break;
-                    }
-                }
-            }
-        }
-        let bound = Bound::of(best_value, alpha_orig, beta);
-        self.tt.store(key, ply, best_value, depth, bound, best_move);
-        best_value
-    }
-
-    /// Quiescence: stand pat on the static value, or extend with own fours (VCF).
-    fn qsearch(
-        &mut self,
-        board: &mut Board,
-        alpha: Value,
-        beta: Value,
-        ply: i32,
-        fours: i32,
-    ) -> Value {
-        match self.enter(board, ply) {
-            Entry::Done(v) => v,
-            Entry::Forced(p) => {
-                self.make(board, p);
-                let v = -self.qsearch(board, -beta, -alpha, ply + 1, fours);
-                board.undo();
-                v
-            }
-            Entry::Open(_) => self.qsearch_open(board, alpha, beta, ply, fours),
-        }
-    }
-
-    /// The quiescence search of a node already entered (nothing forced, no static result).
-    /// Its results go to the TT at depth 0: four sequences transpose a lot.
-    fn qsearch_open(
-        &mut self,
-        board: &mut Board,
-        mut alpha: Value,
-        beta: Value,
-        ply: i32,
-        fours: i32,
-    ) -> Value {
-        let key = board.hash();
-        if let Some(h) = self.tt.probe(key, ply) {
-            if h.depth >= 0 && h.cuts(alpha, beta) {
-                return h.value;
-            }
-        }
-        let alpha_orig = alpha;
-        let stand = eval::evaluate(board);
-        if stand >= beta || fours >= QS_MAX_FOURS {
-            return stand;
-        }
-        alpha = alpha.max(stand);
-        let us = board.side_to_move();
-        // Attacks: four-threes and fours with a follow-up; plain fours on the first ply only.
-        let wanted = |k: Pattern4| {
-            k == Pattern4::CBlock4Flex3
-                || k == Pattern4::DBlock4Plus
-                || (k == Pattern4::EBlock4 && fours == 0)
-        };
-        let none = [
-            Pattern4::CBlock4Flex3,
-            Pattern4::DBlock4Plus,
-            Pattern4::EBlock4,
-        ]
-        .into_iter()
-        .all(|k| !wanted(k) || board.p4_count(us, k) == 0);
-        if none {
-            return stand;
-        }
-        let mut list = MoveList::new();
-        for p in board.candidates() {
-            let k = board.p4(p, us);
-            if wanted(k) {
-                list.push(movegen::ScoredMove {
-                    pos: p,
-                    score: k as i32 * 1000 + eval::move_score(board, p),
-                });
-            }
-        }
-        movegen::sort(board, &mut list);
-        let mut best = stand;
-        let mut best_move = None;
-        for m in list {
-            self.make(board, m.pos);
-            let v = -self.qsearch(board, -beta, -alpha, ply + 1, fours + 1);
-            board.undo();
-            if self.aborted {
-                return 0;
-            }
-            if v > best {
-                best = v;
-                best_move = Some(m.pos);
-                if v > alpha {
-                    alpha = v;
-                    if v >= beta {
-                        break;
-                    }
-                }
-            }
-        }
-        let bound = Bound::of(best, alpha_orig, beta);
-        self.tt.store(key, ply, best, 0, bound, best_move);
-        best
-    }
-
-    /// Play `p`, asking the cache for the new position's TT entry first so that its
-    /// probe finds it there.
-    #[inline]
-    fn make(&self, board: &mut Board, p: Pos) {
-        self.tt.prefetch(board.hash_after(p));
-        board.make_move(p);
-    }
-
-    /// Add the search's ordering knowledge to the moves' scores: the TT move first, then
-    /// the node's refuters and history.
-    fn score_moves(
-        &self,
-        board: &Board,
-        moves: &mut MoveList,
-        tt_move: Option<Pos>,
-        refuters: &Refuters,
-    ) {
-        let c = board.side_to_move().idx();
-        for m in moves.iter_mut() {
-            if Some(m.pos) == tt_move {
-                m.score = i32::MAX;
-            } else {
-                if refuters.killers.contains(&Some(m.pos)) {
-                    m.score += 60;
-                }
-                if refuters.counter == Some(m.pos) {
-                    m.score += COUNTER_MOVE_BONUS;
-                }
-                m.score += self.history[m.pos.idx()][c] / 64;
-            }
-        }
-    }
-
-    /// The killers of `ply` and the counter move stored for the opponent's last move.
-    fn refuters(&self, board: &Board, ply: i32) -> Refuters {
-        let counter = board
-            .history()
-            .last()
-            .and_then(|&(last, _)| self.counter_moves[last.idx()][board.side_to_move().idx()]);
-        Refuters {
-            killers: self.killers[ply as usize],
-            counter,
-        }
-    }
-
-    fn reward(&mut self, board: &Board, p: Pos, depth: Depth, ply: i32) {
-        let c = board.side_to_move().idx();
-        let h = &mut self.history[p.idx()][c];
-        *h = (*h + depth * depth).min(1 << 14);
-        if let Some(&(last, _)) = board.history().last() {
-            self.counter_moves[last.idx()][c] = Some(p);
-        }
-        let k = &mut self.killers[ply as usize];
-        if k[0] != Some(p) {
-            k[1] = k[0];
-            k[0] = Some(p);
-        }
-    }
-
-    fn extract_pv(&self, board: &mut Board, first: Pos) -> Vec<Pos> {
-        let mut pv = vec![first];
-        board.make_move(first);
-        let mut made = 1;
-        while made < 32 {
-            if rules::last_move_won(board) || board.empty_count() == 0 {
-                break;
-            }
-            let Some(m) = self.tt.probe(board.hash(), 0).and_then(|h| h.best) else {
-                break;
-            };
-            if !board.on_board(m) || !board.is_empty(m) {
-                break;
-            }
-            pv.push(m);
-            board.make_move(m);
-            made += 1;
-        }
-        for _ in 0..made {
-            board.undo();
-        }
-        pv
-    }
-}
-
-/// Root moves: the winning move alone if there is one, the forced block alone, the
-/// defences of an open three (all moves if none defends), else every candidate. Moves in
-/// `excluded` are left out as long as any other candidate remains.
-fn root_moves(board: &mut Board, excluded: &[Pos]) -> MoveList {
-    let us = board.side_to_move();
-    let mut all = movegen::generate(board);
-    movegen::sort(board, &mut all);
-    if all.iter().any(|m| !excluded.contains(&m.pos)) {
-        all.retain(|m| !excluded.contains(&m.pos));
-    }
-    if let Some(m) = all.iter().find(|m| board.p4(m.pos, us) == Pattern4::AFive) {
-        return std::iter::once(*m).collect();
-    }
-    match movegen::threat(board) {
-        Threat::Four(p) => {
-            if let Some(m) = all.iter().find(|m| m.pos == p) {
-                return std::iter::once(*m).collect();
-            }
-        }
-        Threat::OpenThree | Threat::FourThree => {
-            let mut d = movegen::defences(board);
-            d.retain(|m| !excluded.contains(&m.pos));
-            if !d.is_empty() && board.p4_count(us, Pattern4::BFlex4) == 0 {
-                movegen::sort(board, &mut d);
-                return d;
-            }
-        }
-        _ => {}
-    }
-    all
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::movegen::ScoredMove;
+    use crate::types::{Rule, VALUE_MATE_BOUND};
 
-    fn unscored(cells: &[(usize, usize)]) -> MoveList {
-        cells
-            .iter()
-            .map(|&(x, y)| ScoredMove {
-                pos: Pos::new(x, y),
-                score: 0,
-            })
-            .collect()
+    fn middlegame() -> Board {
+        crate::bench::setup(Rule::Freestyle, 15, 15, "7,7 8,8 8,6 6,8 9,7 6,6").unwrap()
     }
 
     #[test]
-    fn a_refutation_is_tried_early_after_the_same_move_only() {
-        let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, "7,7 8,8 6,6").unwrap();
-        let mut s = Searcher::new(1 << 16);
-        // White refutes black's (6,6) with (5,5) at ply 2. The moves are scored at ply 4,
-        // whose killers are empty.
-        s.reward(&b, Pos::new(5, 5), 3, 2);
-        let mut moves = unscored(&[(5, 5), (9, 9)]);
-        s.score_moves(&b, &mut moves, None, &s.refuters(&b, 4));
-        assert_eq!(moves[0].score - moves[1].score, COUNTER_MOVE_BONUS);
-        // After another black move (5,5) is nothing special.
-        b.undo();
-        b.make_move(Pos::new(6, 8));
-        let mut moves = unscored(&[(5, 5), (9, 9)]);
-        s.score_moves(&b, &mut moves, None, &s.refuters(&b, 4));
-        assert_eq!(moves[0].score, moves[1].score);
+    fn a_node_limit_counts_every_threads_nodes() {
+        const LIMIT: u64 = 100_000;
+        for threads in [1, 2, 3] {
+            let mut s = Searcher::new(1 << 20);
+            s.set_threads(threads);
+            let limits = Limits {
+                max_nodes: Some(LIMIT),
+                ..Limits::default()
+            };
+            let r = s.search(&mut middlegame(), limits, &mut Silent);
+            // The main thread checks the limit at every node of its tree search; helpers
+            // report their nodes in steps of 64, and keep searching while the main thread
+            // is in its root threat check, which counts its nodes when it is over. A limit
+            // on the main thread's nodes alone would let the total reach `threads` times it.
+            let slack = 64 * threads as u64 + LIMIT / 50;
+            assert!(
+                (LIMIT..=LIMIT + slack).contains(&r.nodes),
+                "{threads} threads: {r:?}"
+            );
+        }
     }
 
     #[test]
-    fn a_refuter_is_reduced_a_ply_less_and_never_to_nothing() {
-        // The 20th move at depth 8: ln 8 · ln 20 / 2 rounds to 3 plies.
-        assert_eq!(late_move_reduction(8, 7, 19, false, false), 3);
-        assert_eq!(late_move_reduction(8, 7, 19, false, true), 2);
-        assert_eq!(late_move_reduction(8, 7, 19, true, true), 1);
-        // Shallow nodes are not reduced; a reduction leaves the child at least one ply.
-        assert_eq!(late_move_reduction(2, 1, 40, false, false), 0);
-        assert_eq!(late_move_reduction(40, 2, 60, false, false), 1);
-        assert_eq!(late_move_reduction(40, 2, 60, false, true), 1);
+    fn a_raised_stop_flag_ends_every_thread() {
+        let mut s = Searcher::new(1 << 20);
+        s.set_threads(4);
+        s.stop_flag().store(true, Ordering::Relaxed);
+        // No limit at all: only the flag can end this search, and it returns only when
+        // every helper has ended.
+        let r = s.search(&mut middlegame(), Limits::default(), &mut Silent);
+        assert!(r.nodes < 1_000, "{r:?}");
+    }
+
+    #[test]
+    fn threads_are_clamped_and_a_threaded_search_keeps_its_tables() {
+        let mut s = Searcher::new(1 << 20);
+        s.set_threads(0);
+        assert_eq!(s.threads(), 1);
+        s.set_threads(MAX_THREADS + 1);
+        assert_eq!(s.threads(), MAX_THREADS);
+        s.set_threads(2);
+        let limits = Limits {
+            max_depth: Some(4),
+            ..Limits::default()
+        };
+        let r = s.search(&mut middlegame(), limits, &mut Silent);
+        assert_eq!(r.depth, 4);
+        assert!(r.value.abs() < VALUE_MATE_BOUND, "{r:?}");
+        assert_eq!(s.tables.len(), 2);
+    }
+
+    #[test]
+    fn the_line_survives_a_table_too_small_to_hold_it() {
+        // 1024 entries, overwritten many times over by a search of this size: the line
+        // comes from the search itself, each move legal in turn.
+        for threads in [1, 2] {
+            let mut s = Searcher::new(0);
+            s.set_threads(threads);
+            let limits = Limits {
+                max_depth: Some(9),
+                ..Limits::default()
+            };
+            let mut board = middlegame();
+            let r = s.search(&mut board, limits, &mut Silent);
+            assert!(r.pv.len() >= 8, "{threads} threads: {r:?}");
+            for &p in &r.pv {
+                assert!(board.is_empty(p), "{r:?}");
+                board.make_move(p);
+            }
+        }
     }
 }

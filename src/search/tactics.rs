@@ -1,14 +1,26 @@
 //! Tactical positions: the move (or the set of acceptable moves) and the value the search
 //! must find under a depth and node limit. Rules that change the answer are included.
+//! Each test runs on one thread, and all run again on two (`every_tactic_on_two_threads`).
 
 use super::{Limits, SearchResult, Searcher, Silent};
 use crate::board::Board;
 use crate::rules;
 use crate::types::{Color, Depth, Pos, Rule, VALUE_MATE_BOUND};
 
+thread_local! {
+    /// The search threads of this test thread's searches.
+    static THREADS: std::cell::Cell<usize> = const { std::cell::Cell::new(1) };
+}
+
+fn searcher(tt_bytes: usize) -> Searcher {
+    let mut s = Searcher::new(tt_bytes);
+    s.set_threads(THREADS.get());
+    s
+}
+
 fn search(diagram: &str, rule: Rule, to_move: Color, depth: Depth) -> (Board, SearchResult) {
     let mut b = Board::from_diagram(diagram, rule, to_move).unwrap();
-    let r = Searcher::new(1 << 20).search(&mut b, depth_limits(depth), &mut Silent);
+    let r = searcher(1 << 20).search(&mut b, depth_limits(depth), &mut Silent);
     (b, r)
 }
 
@@ -24,7 +36,7 @@ fn depth_limits(depth: Depth) -> Limits {
 /// Search the freestyle 15×15 position reached by `moves` (from black, as `x,y`).
 fn search_moves(moves: &str, tt_bytes: usize, limits: Limits) -> SearchResult {
     let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, moves).unwrap();
-    Searcher::new(tt_bytes).search(&mut b, limits, &mut Silent)
+    searcher(tt_bytes).search(&mut b, limits, &mut Silent)
 }
 
 fn p(x: usize, y: usize) -> Pos {
@@ -303,4 +315,25 @@ fn an_own_five_is_a_win_in_one() {
     let r = search_moves(moves, 1 << 20, depth_limits(8));
     assert_eq!(r.best, p(4, 2), "{r:?}");
     assert_eq!(r.value, crate::types::VALUE_MATE - 1, "{r:?}");
+}
+
+#[test]
+fn every_tactic_on_two_threads() {
+    THREADS.set(2);
+    for test in [
+        white_wins_through_blacks_forbidden_block,
+        renju_black_never_plays_a_foul,
+        standard_defends_rather_than_overline,
+        caro_defends_rather_than_blocked_five,
+        finds_the_four_three,
+        stops_the_opponents_four_three,
+        plays_own_five_and_blocks_the_opponents,
+        makes_an_open_four_and_answers_an_open_three,
+        an_open_three_is_a_win_at_depth_two,
+        a_threat_rich_middlegame_is_seen_lost_without_exploding,
+        a_counter_four_answers_a_four_three,
+        an_own_five_is_a_win_in_one,
+    ] {
+        test();
+    }
 }

@@ -1,6 +1,13 @@
 //! Transposition table: one allocation, sized once, entries replaced by depth and age.
+//!
+//! Every search thread reads and writes the same table without locks. An entry is two
+//! 64-bit words, its data and its key XOR-ed with that data; each word is written and read
+//! whole (atomically). A reader that meets an entry half written by another thread (one
+//! word new, one old) finds that the words no longer decode to its key, and takes it as a
+//! miss: no thread ever acts on a torn entry.
 
 use crate::types::{Depth, Pos, Value, VALUE_MATE_BOUND};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What a stored value says about the true value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,16 +21,60 @@ pub enum Bound {
     Exact = 3,
 }
 
-#[derive(Clone, Copy, Default)]
+/// One slot: `check` is the key XOR `data`; `data` packs the value (bits 0-15), best move
+/// (16-31), depth (32-39), bound (40-47) and generation (48-55).
+#[derive(Default)]
 #[repr(C)]
 struct Entry {
-    key: u64,
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+/// The fields of an entry's data word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Data {
     value: i16,
     best: u16,
     depth: i8,
     bound: u8,
     generation: u8,
-    _pad: u8,
+}
+
+impl Data {
+    fn pack(self) -> u64 {
+        self.value as u16 as u64
+            | (self.best as u64) << 16
+            | (self.depth as u8 as u64) << 32
+            | (self.bound as u64) << 40
+            | (self.generation as u64) << 48
+    }
+
+    fn unpack(w: u64) -> Data {
+        Data {
+            value: w as u16 as i16,
+            best: (w >> 16) as u16,
+            depth: (w >> 32) as u8 as i8,
+            bound: (w >> 40) as u8,
+            generation: (w >> 48) as u8,
+        }
+    }
+}
+
+impl Entry {
+    /// The entry's data if it holds `key` (and was not torn by a concurrent write).
+    #[inline]
+    fn read(&self, key: u64) -> Option<Data> {
+        let data = self.data.load(Ordering::Relaxed);
+        let check = self.check.load(Ordering::Relaxed);
+        (check ^ data == key).then(|| Data::unpack(data))
+    }
+
+    #[inline]
+    fn write(&self, key: u64, data: Data) {
+        let w = data.pack();
+        self.check.store(key ^ w, Ordering::Relaxed);
+        self.data.store(w, Ordering::Relaxed);
+    }
 }
 
 /// `n` empty entries from zeroed memory. The system hands out zeroed pages untouched, so the
@@ -34,9 +85,10 @@ fn zeroed_entries(n: usize) -> Vec<Entry> {
         return Vec::new();
     }
     let layout = std::alloc::Layout::array::<Entry>(n).expect("a table size that fits memory");
-    // SAFETY: the layout is non-empty; `Entry` is `repr(C)` integers, so all-zero bytes are
-    // a valid value (its `Default`); the pointer comes from the global allocator with the
-    // layout of `n` entries, as `Vec::from_raw_parts` requires.
+    // SAFETY: the layout is non-empty; `Entry` is `repr(C)` atomic integers, for which
+    // all-zero bytes are a valid value (its `Default`); the pointer comes from the global
+    // allocator with the layout of `n` entries, as `Vec::from_raw_parts` requires. The test
+    // `a_new_table_is_empty_everywhere` reads every entry of a fresh table.
     unsafe {
         let ptr = std::alloc::alloc_zeroed(layout).cast::<Entry>();
         if ptr.is_null() {
@@ -154,14 +206,12 @@ impl Tt {
 
     /// Look up `key`; mate values come back relative to `ply`.
     pub fn probe(&self, key: u64, ply: i32) -> Option<TtHit> {
-        let e = &self.entries[self.slot(key)];
-        if e.key != key || e.bound == Bound::None as u8 {
-            return None;
-        }
+        let e = self.entries[self.slot(key)].read(key)?;
         let bound = match e.bound {
             1 => Bound::Upper,
             2 => Bound::Lower,
-            _ => Bound::Exact,
+            3 => Bound::Exact,
+            _ => return None,
         };
         Some(TtHit {
             value: value_from_tt(e.value as Value, ply),
@@ -171,9 +221,11 @@ impl Tt {
         })
     }
 
-    /// Store a result; mate values are made relative to the node.
+    /// Store a result; mate values are made relative to the node. Other threads may store
+    /// into the same slot at the same time: one of the writes wins, or the slot is left
+    /// torn, which reads as empty.
     pub fn store(
-        &mut self,
+        &self,
         key: u64,
         ply: i32,
         value: Value,
@@ -181,27 +233,31 @@ impl Tt {
         bound: Bound,
         best: Option<Pos>,
     ) {
-        let gen = self.generation;
-        let i = self.slot(key);
-        let e = &mut self.entries[i];
-        let replace = e.key != key
-            || e.generation != gen
-            || depth >= e.depth as Depth
-            || bound == Bound::Exact;
-        if !replace {
-            return;
+        let generation = self.generation;
+        let slot = &self.entries[self.slot(key)];
+        let old = slot.read(key);
+        if let Some(old) = old {
+            let replace = old.generation != generation
+                || depth >= old.depth as Depth
+                || bound == Bound::Exact;
+            if !replace {
+                return;
+            }
         }
-        let keep_move = e.key == key && best.is_none();
-        e.best = if keep_move {
-            e.best
-        } else {
-            best.map_or(NO_MOVE, |p| p.0)
+        let best = match (best, old) {
+            (None, Some(old)) => old.best,
+            (p, _) => p.map_or(NO_MOVE, |p| p.0),
         };
-        e.key = key;
-        e.value = value_to_tt(value, ply) as i16;
-        e.depth = depth.clamp(-100, 100) as i8;
-        e.bound = bound as u8;
-        e.generation = gen;
+        slot.write(
+            key,
+            Data {
+                value: value_to_tt(value, ply) as i16,
+                best,
+                depth: depth.clamp(-100, 100) as i8,
+                bound: bound as u8,
+                generation,
+            },
+        );
     }
 }
 
@@ -233,6 +289,7 @@ mod tests {
     #[test]
     fn store_probe_and_mate_adjust() {
         let mut tt = Tt::new(1 << 16);
+        tt.new_search();
         tt.store(42, 3, mate_in(7), 5, Bound::Exact, Some(Pos(17)));
         let hit = tt.probe(42, 5).unwrap();
         assert_eq!(hit.value, mate_in(9));
@@ -275,5 +332,87 @@ mod tests {
         };
         assert!(!upper.cuts(alpha, beta));
         assert!(upper.cuts(15, 30));
+    }
+
+    #[test]
+    fn a_new_table_is_empty_everywhere() {
+        let tt = Tt::new(1 << 20);
+        let n = tt.entries.len() as u64;
+        // Key 0 is what a zeroed slot decodes to: it must still read as empty.
+        for key in (0..n).chain([0, n << 20, u64::MAX]) {
+            assert!(tt.probe(key, 0).is_none(), "{key}");
+        }
+    }
+
+    #[test]
+    fn data_words_round_trip() {
+        for d in [
+            Data {
+                value: -30000,
+                best: NO_MOVE,
+                depth: -100,
+                bound: 1,
+                generation: 255,
+            },
+            Data {
+                value: 12345,
+                best: 1023,
+                depth: 100,
+                bound: 3,
+                generation: 0,
+            },
+        ] {
+            assert_eq!(Data::unpack(d.pack()), d);
+        }
+    }
+
+    /// Threads writing the same slots at once: a reader sees each entry whole, the data
+    /// one writer stored with that key, never one writer's key with another's data.
+    #[test]
+    fn concurrent_writers_never_leave_a_torn_entry_that_reads_as_a_hit() {
+        // A tiny table, so that the writers collide all the time.
+        let mut tt = Tt::new(0);
+        tt.new_search();
+        let tt = &tt;
+        // Each key's own value and move, recognisable from the key.
+        let value_of = |key: u64| (key % 20_000) as Value;
+        let move_of = |key: u64| Pos((key % 1000) as u16);
+        let keys = |seed: u64| {
+            let mut x = seed;
+            std::iter::repeat_with(move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            })
+        };
+        let checked = std::sync::atomic::AtomicU64::new(0);
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let checked = &checked;
+                s.spawn(move || {
+                    for key in keys(t * 7919 + 1).take(200_000) {
+                        tt.store(key, 0, value_of(key), 1, Bound::Exact, Some(move_of(key)));
+                        // Read back a slot another thread is likely writing.
+                        let other = key.rotate_left(17);
+                        tt.store(
+                            other,
+                            0,
+                            value_of(other),
+                            1,
+                            Bound::Exact,
+                            Some(move_of(other)),
+                        );
+                        if let Some(hit) = tt.probe(key, 0) {
+                            assert_eq!(hit.value, value_of(key));
+                            assert_eq!(hit.best, Some(move_of(key)));
+                            checked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        // The check ran on many hits (a table that always missed would prove nothing).
+        assert!(checked.into_inner() > 10_000);
     }
 }
