@@ -28,6 +28,9 @@ pub enum Command {
     Review(crate::review::Request),
     /// Search one position and print every iteration.
     Analyse(crate::analyse::Request),
+    /// Play Wuzi against itself and write the games, with every position's search, as
+    /// training data.
+    Selfplay(crate::selfplay::Args),
     /// Play a game on an HTTP Gomoku server (the one of the article Wuzi grew from).
     Online(crate::online::cli::Args),
     /// Search the fixed bench positions and print the node-count signature (on stderr).

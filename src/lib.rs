@@ -15,4 +15,5 @@ pub mod records;
 pub mod review;
 pub mod rules;
 pub mod search;
+pub mod selfplay;
 pub mod types;

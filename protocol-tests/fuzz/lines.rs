@@ -476,12 +476,13 @@ pub fn chaos(rng: &mut Rng, g: &Game) -> Vec<Vec<u8>> {
             block
         }
         7 => {
-            let (key, values): (&str, &[&str]) = match rng.range(0, 3) {
+            let (key, values): (&str, &[&str]) = match rng.range(0, 4) {
                 0 => ("rule", &["0", "1", "2", "4", "8", "9", "10", "-1"]),
                 1 => (
                     *pick(rng, &["timeout_turn", "time_left", "max_node", "max_depth"]),
                     &["0", "1", "10", "50", "-1"],
                 ),
+                2 => ("thread_num", &["1", "2", "3", "64", "0"]),
                 _ => ("max_memory", &["0", "1", "1048576", "67108864"]),
             };
             vec![format!("INFO {key} {}", pick(rng, values)).into_bytes()]

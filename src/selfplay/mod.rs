@@ -1,0 +1,396 @@
+//! `selfplay`: Wuzi plays itself, several games at once, and writes every game with each
+//! searched position's value and best move (`data` has the file layout). Games start
+//! from an openings file, in turn, or from random openings near the centre that a short
+//! search finds roughly even. Under a node or depth limit a run is repeatable: the same
+//! arguments write the same bytes, however many games run at once.
+
+pub mod data;
+mod openings;
+
+use crate::board::Board;
+use crate::rules;
+use crate::search::{Limits, Searcher, Silent};
+use crate::types::{Color, Depth, Pos, Rule};
+use data::{Game, Label, Outcome};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Nodes per move when no limit is given.
+const DEFAULT_NODES: u64 = 20_000;
+/// Hash table of each game.
+const GAME_TT_BYTES: usize = 16 << 20;
+
+/// The `selfplay` command line.
+#[derive(clap::Args, Debug, Clone)]
+#[command(group(clap::ArgGroup::new("limit").args(["nodes", "depth", "time"])))]
+pub struct Args {
+    /// Games to play.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub games: u64,
+    /// The data file to write. It must not exist yet, unless --append is given.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Add the games to an existing data file.
+    #[arg(long)]
+    pub append: bool,
+    /// Start from these openings, one pos string a line (`h8i9j10`), taken in turn;
+    /// without it, from random openings near the centre that a short search finds even.
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
+    /// Rule: 0 freestyle, 1 exact five, 4 renju, 8 caro, 9 caro with exact five (or a name).
+    #[arg(long, default_value = "0", value_parser = crate::cli::rule)]
+    pub rule: Rule,
+    /// Board size: N or WxH.
+    #[arg(long, default_value = "15", value_parser = crate::cli::size)]
+    pub size: (usize, usize),
+    /// Nodes per move (20000 unless --depth or --time is given).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub nodes: Option<u64>,
+    /// Depth per move instead.
+    #[arg(long, value_parser = crate::cli::depth)]
+    pub depth: Option<Depth>,
+    /// Seconds per move instead (the games then depend on the machine's speed).
+    #[arg(long, value_parser = crate::cli::seconds)]
+    pub time: Option<Duration>,
+    /// Games played at once, each on one thread (default: every core).
+    #[arg(long, default_value_t = crate::search::cores(), value_parser = crate::cli::threads)]
+    pub jobs: usize,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl Args {
+    fn limits(&self) -> Limits {
+        let mut limits = Limits {
+            max_depth: self.depth,
+            max_nodes: self.nodes,
+            ..Limits::default()
+        };
+        if let Some(t) = self.time {
+            limits.soft = Some(t);
+            limits.hard = Some(t);
+        }
+        if self.depth.is_none() && self.time.is_none() && self.nodes.is_none() {
+            limits.max_nodes = Some(DEFAULT_NODES);
+        }
+        limits
+    }
+}
+
+/// What a run wrote.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub games: u64,
+    pub positions: u64,
+    pub black: u64,
+    pub white: u64,
+    pub draws: u64,
+}
+
+/// Play the games and write them to `args.out` in order; one progress line a game and a
+/// closing summary go to `progress`.
+pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
+    let (width, height) = args.size;
+    let openings = match &args.openings {
+        Some(path) => Some(openings::load(path, args.rule, width, height)?),
+        None => None,
+    };
+    let mut file = open(args)?;
+    let limits = args.limits();
+    let next = AtomicU64::new(0);
+    let started = Instant::now();
+    let mut summary = Summary::default();
+    let (tx, rx) = mpsc::channel::<(u64, anyhow::Result<Game>)>();
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        for j in 0..args.jobs.min(args.games as usize) {
+            let tx = tx.clone();
+            let (next, limits, openings) = (&next, &limits, &openings);
+            std::thread::Builder::new()
+                .name(format!("selfplay {j}"))
+                .stack_size(crate::search::STACK_BYTES)
+                .spawn_scoped(scope, move || loop {
+                    let g = next.fetch_add(1, Ordering::Relaxed);
+                    if g >= args.games {
+                        break;
+                    }
+                    let opening = match openings {
+                        Some(list) => list[(g % list.len() as u64) as usize].clone(),
+                        None => openings::random(args.seed, g, args.rule, width, height),
+                    };
+                    let game = play(args.rule, width, height, &opening, limits);
+                    if tx.send((g, game)).is_err() {
+                        break;
+                    }
+                })?;
+        }
+        drop(tx);
+        // Games finish in any order; they are written in order.
+        let mut waiting = BTreeMap::new();
+        for (g, game) in rx {
+            waiting.insert(g, game);
+            while let Some(game) = waiting.remove(&summary.games) {
+                let game = game?;
+                file.write_all(&game.encode())?;
+                file.flush()?;
+                summary.games += 1;
+                summary.positions += game.labels.len() as u64;
+                let result = match game.outcome {
+                    Outcome::BlackWon => {
+                        summary.black += 1;
+                        "black won"
+                    }
+                    Outcome::WhiteWon => {
+                        summary.white += 1;
+                        "white won"
+                    }
+                    Outcome::Draw => {
+                        summary.draws += 1;
+                        "draw"
+                    }
+                };
+                writeln!(
+                    progress,
+                    "game {}/{}: {result} after {} moves",
+                    summary.games,
+                    args.games,
+                    game.moves.len()
+                )?;
+            }
+        }
+        Ok(())
+    })?;
+    writeln!(
+        progress,
+        "wrote {} games, {} positions to {} in {:.1} s: black won {}, white won {}, draws {}",
+        summary.games,
+        summary.positions,
+        args.out.display(),
+        started.elapsed().as_secs_f64(),
+        summary.black,
+        summary.white,
+        summary.draws
+    )?;
+    Ok(summary)
+}
+
+/// The output file, ready for the first game: new with its header, or an existing data
+/// file (checked) to append to.
+fn open(args: &Args) -> anyhow::Result<std::fs::File> {
+    let path = &args.out;
+    let fail = |e: std::io::Error| anyhow::anyhow!("cannot write {}: {e}", path.display());
+    if args.append && path.exists() {
+        let contents = data::read(path)?;
+        anyhow::ensure!(
+            contents.cut_off == 0,
+            "{} ends in a cut-off game ({} bytes): copy its whole games elsewhere first",
+            path.display(),
+            contents.cut_off
+        );
+        return std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(fail);
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => anyhow::anyhow!(
+                "{} exists: give another --out, or --append to add to it",
+                path.display()
+            ),
+            _ => fail(e),
+        })?;
+    data::write_header(&mut file).map_err(fail)?;
+    Ok(file)
+}
+
+/// One game from `opening` to its end, every move searched under `limits` by one
+/// searcher (so a node or depth limit makes it repeatable).
+fn play(
+    rule: Rule,
+    width: usize,
+    height: usize,
+    opening: &[Pos],
+    limits: &Limits,
+) -> anyhow::Result<Game> {
+    let mut board = Board::new(width, height, rule)?;
+    for &p in opening {
+        board.make_move(p);
+    }
+    let mut searcher = Searcher::new(GAME_TT_BYTES);
+    let mut labels = Vec::new();
+    let outcome = loop {
+        if board.empty_count() == 0 {
+            break Outcome::Draw;
+        }
+        let r = searcher.search(&mut board, limits.clone(), &mut Silent);
+        labels.push(Label {
+            value: r.value,
+            best: r.best,
+        });
+        let mover = board.side_to_move();
+        // Black plays a foul only when nothing else is left: it loses.
+        let foul = mover == Color::Black && rules::foul(&mut board, r.best).is_some();
+        board.make_move(r.best);
+        if foul {
+            break Outcome::WhiteWon;
+        }
+        if rules::last_move_won(&mut board) {
+            break match mover {
+                Color::Black => Outcome::BlackWon,
+                Color::White => Outcome::WhiteWon,
+            };
+        }
+    };
+    Ok(Game {
+        rule,
+        width,
+        height,
+        outcome,
+        moves: board.history().iter().map(|&(p, _)| p).collect(),
+        opening: opening.len(),
+        labels,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str, out: &std::path::Path) -> Args {
+        let line = format!("selfplay --out {} {line}", out.display());
+        match crate::cli::parse(&line).unwrap() {
+            crate::cli::Command::Selfplay(a) => a,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn temp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("wuzi-selfplay-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        let _ = std::fs::remove_file(&path);
+        path
+    }
+
+    /// Replays a game and checks it: legal moves, labels, and the result on the board.
+    fn check(game: &Game) {
+        let mut b = Board::new(game.width, game.height, game.rule).unwrap();
+        for (i, &p) in game.moves.iter().enumerate() {
+            assert!(b.is_empty(p));
+            if let Some(label) = i.checked_sub(game.opening).map(|k| game.labels[k]) {
+                assert_eq!(label.best, p, "self-play plays the best move");
+            }
+            b.make_move(p);
+            let won = rules::last_move_won(&mut b);
+            assert_eq!(
+                won,
+                i + 1 == game.moves.len() && game.outcome != Outcome::Draw
+            );
+        }
+        assert_eq!(game.labels.len(), game.moves.len() - game.opening);
+    }
+
+    #[test]
+    fn games_are_written_whole_repeatably_and_in_order() {
+        let one = temp("one.wsp");
+        let two = temp("two.wsp");
+        let a = run(
+            &args("--games 3 --nodes 1500 --jobs 1 --seed 5", &one),
+            &mut Vec::new(),
+        )
+        .unwrap();
+        let mut log = Vec::new();
+        let b = run(
+            &args("--games 3 --nodes 1500 --jobs 3 --seed 5", &two),
+            &mut log,
+        )
+        .unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.games, 3);
+        assert_eq!(a.black + a.white + a.draws, 3);
+        let bytes = std::fs::read(&one).unwrap();
+        assert_eq!(
+            bytes,
+            std::fs::read(&two).unwrap(),
+            "the same bytes at any --jobs"
+        );
+        let contents = data::parse(&bytes).unwrap();
+        assert_eq!(contents.games.len(), 3);
+        assert_eq!(
+            contents
+                .games
+                .iter()
+                .map(|g| g.labels.len() as u64)
+                .sum::<u64>(),
+            a.positions
+        );
+        contents.games.iter().for_each(check);
+        let log = String::from_utf8(log).unwrap();
+        assert!(log.contains("game 3/3: "), "{log}");
+        assert!(log.contains("wrote 3 games"), "{log}");
+        // Another seed, other openings.
+        let three = temp("three.wsp");
+        run(
+            &args("--games 3 --nodes 1500 --seed 6", &three),
+            &mut Vec::new(),
+        )
+        .unwrap();
+        assert_ne!(std::fs::read(&three).unwrap(), bytes);
+    }
+
+    #[test]
+    fn an_existing_file_is_kept_unless_appended_to() {
+        let path = temp("kept.wsp");
+        let a = args("--games 1 --depth 2 --rule renju --size 9", &path);
+        run(&a, &mut Vec::new()).unwrap();
+        let err = run(&a, &mut Vec::new()).unwrap_err().to_string();
+        assert!(
+            err.contains("exists: give another --out, or --append"),
+            "{err}"
+        );
+        let mut appended = a.clone();
+        appended.append = true;
+        run(&appended, &mut Vec::new()).unwrap();
+        let games = data::read(&path).unwrap().games;
+        assert_eq!(games.len(), 2);
+        games.iter().for_each(check);
+        assert!(games.iter().all(|g| g.rule == Rule::Renju && g.width == 9));
+        // Appending to a file that is not self-play data is refused.
+        let other = temp("other.wsp");
+        std::fs::write(&other, "h8i9\n").unwrap();
+        let mut wrong = args("--games 1 --depth 2 --append", &other);
+        wrong.append = true;
+        let err = run(&wrong, &mut Vec::new()).unwrap_err().to_string();
+        assert!(err.contains("not a Wuzi self-play file"), "{err}");
+    }
+
+    #[test]
+    fn openings_come_from_the_file_in_turn() {
+        let openings = temp("openings.txt");
+        std::fs::write(&openings, "h8i9\nh8g7i9\n").unwrap();
+        let path = temp("from-file.wsp");
+        let line = format!("--games 3 --depth 2 --openings {}", openings.display());
+        run(&args(&line, &path), &mut Vec::new()).unwrap();
+        let games = data::read(&path).unwrap().games;
+        let starts: Vec<&[Pos]> = games.iter().map(|g| &g.moves[..g.opening]).collect();
+        let (h8, i9, g7) = (Pos::new(7, 7), Pos::new(8, 8), Pos::new(6, 6));
+        assert_eq!(starts, [&[h8, i9][..], &[h8, g7, i9][..], &[h8, i9][..]]);
+        let missing = temp("missing.txt");
+        let never = temp("never.wsp");
+        let line = format!("--games 1 --openings {}", missing.display());
+        let err = run(&args(&line, &never), &mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("cannot read openings"), "{err}");
+        assert!(
+            !never.exists(),
+            "no output file for a run that cannot start"
+        );
+    }
+}
