@@ -5,7 +5,8 @@
 //! Threads follow the "lazy" scheme: every thread searches the same root position, and
 //! what one learns reaches the others through the shared table. Helpers differ from the
 //! main thread in the depths they search, so the threads do not walk the same tree in
-//! step. The main thread owns the clock and the answer; when it stops, every helper stops.
+//! step. The main thread owns the clock and the answer: its own best move, or a helper's
+//! when that helper has finished a deeper iteration. When it stops, every helper stops.
 
 #[cfg(test)]
 mod tactics;

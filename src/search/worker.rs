@@ -139,6 +139,8 @@ pub(super) struct Shared<'a> {
     pub done: AtomicBool,
     /// Nodes the helpers have searched.
     pub helper_nodes: AtomicU64,
+    /// The deepest iteration a helper has finished: its depth, best move and value.
+    pub deepest: std::sync::Mutex<Option<(Depth, Pos, Value)>>,
 }
 
 impl Shared<'_> {
@@ -147,6 +149,7 @@ impl Shared<'_> {
             stop,
             done: AtomicBool::new(false),
             helper_nodes: AtomicU64::new(0),
+            deepest: std::sync::Mutex::new(None),
         }
     }
 }
@@ -332,13 +335,36 @@ impl<'a> Worker<'a> {
                 }
             }
         }
+        // A helper that finished a deeper iteration than this thread knows better (unless
+        // this thread has proven the result, or the move is one it does not search).
+        let deepest = *self
+            .shared
+            .deepest
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some((d, p, v)) = deepest {
+            if multipv == 1
+                && d > best.depth
+                && best.value.abs() < VALUE_MATE_BOUND
+                && v > -VALUE_MATE_BOUND
+                && root.iter().any(|m| m.pos == p)
+            {
+                best.best = p;
+                best.value = v;
+                best.depth = d;
+                if best.pv.first() != Some(&p) {
+                    best.pv = self.extract_pv(board, p);
+                }
+            }
+        }
         best.nodes = self.total_nodes();
         best.elapsed = self.start.elapsed();
         best
     }
 
     /// A helper's search: iterative deepening over every root move until the main thread
-    /// is done, its results going to the shared table. Odd helpers start a ply deeper, so
+    /// is done, its results going to the shared table, and the best move of its deepest
+    /// finished iteration to the main thread. Odd helpers start a ply deeper, so
     /// that with two threads one is usually an iteration ahead of the other and their
     /// searches differ.
     pub(super) fn helper_search(&mut self, board: &mut Board) {
@@ -352,11 +378,21 @@ impl<'a> Worker<'a> {
         let mut previous = 0;
         for depth in first..=max_depth {
             self.seldepth = 0;
-            let (value, _) = self.aspirated(board, &mut root, depth, previous, &mut Silent);
+            let (value, found) = self.aspirated(board, &mut root, depth, previous, &mut Silent);
             if self.aborted {
                 break;
             }
             previous = value;
+            if let Some((p, v)) = found {
+                let mut deepest = self
+                    .shared
+                    .deepest
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                if deepest.is_none_or(|(d, _, _)| depth > d) {
+                    *deepest = Some((depth, p, v));
+                }
+            }
         }
         self.flush_nodes();
     }
@@ -1011,6 +1047,49 @@ mod tests {
                 score: 0,
             })
             .collect()
+    }
+
+    /// The main thread's answer to a quiet middlegame at depth 2, after a helper reported
+    /// finishing `deepest`, and under `rule`.
+    fn answer_with(deepest: Option<(Depth, Pos, Value)>, moves: &str) -> SearchResult {
+        let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, moves).unwrap();
+        let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
+        let shared = Shared::new(&stop);
+        *shared.deepest.lock().unwrap() = deepest;
+        let limits = Limits {
+            max_depth: Some(2),
+            ..Limits::default()
+        };
+        Worker::new(0, &tt, &mut tables, &shared, &limits, Instant::now())
+            .main_search(&mut b, &mut Silent)
+    }
+
+    #[test]
+    fn a_helpers_deeper_iteration_gives_the_answer() {
+        let quiet = "7,7 8,8 8,6";
+        let own = answer_with(None, quiet);
+        assert_eq!(own.depth, 2);
+        // A root move other than the main thread's choice, found best one ply deeper.
+        let other = [Pos::new(6, 8), Pos::new(9, 7)]
+            .into_iter()
+            .find(|&p| p != own.best)
+            .unwrap();
+        let r = answer_with(Some((3, other, 40)), quiet);
+        assert_eq!((r.best, r.value, r.depth), (other, 40, 3));
+        assert_eq!(r.pv[0], other);
+        // Not when it is no deeper, nor proven lost, nor a cell the root does not search.
+        for deepest in [
+            (2, other, 40),
+            (3, other, -VALUE_MATE_BOUND),
+            (3, Pos::new(0, 0), 40),
+        ] {
+            let r = answer_with(Some(deepest), quiet);
+            assert_eq!((r.best, r.depth), (own.best, 2), "{deepest:?}");
+        }
+        // Nor against a proven result of the main thread's: black's open four wins.
+        let won = "7,7 0,0 8,7 0,2 9,7 0,4";
+        let r = answer_with(Some((9, Pos::new(5, 5), 40)), won);
+        assert!(r.value >= VALUE_MATE_BOUND, "{r:?}");
     }
 
     #[test]

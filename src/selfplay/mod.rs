@@ -56,9 +56,12 @@ pub struct Args {
     /// Seconds per move instead (the games then depend on the machine's speed).
     #[arg(long, value_parser = crate::cli::seconds)]
     pub time: Option<Duration>,
-    /// Games played at once, each on one thread (default: every core).
+    /// Games played at once (default: one a core).
     #[arg(long, default_value_t = crate::search::cores(), value_parser = crate::cli::threads)]
     pub jobs: usize,
+    /// Search threads of each game (with more than one, runs are no longer repeatable).
+    #[arg(long, default_value_t = 1, value_parser = crate::cli::threads)]
+    pub threads: usize,
     /// Seed of the random openings.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -122,7 +125,7 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
                         Some(list) => list[(g % list.len() as u64) as usize].clone(),
                         None => openings::random(args.seed, g, args.rule, width, height),
                     };
-                    let game = play(args.rule, width, height, &opening, limits);
+                    let game = play(args.rule, width, height, &opening, limits, args.threads);
                     if tx.send((g, game)).is_err() {
                         break;
                     }
@@ -212,19 +215,21 @@ fn open(args: &Args) -> anyhow::Result<std::fs::File> {
 }
 
 /// One game from `opening` to its end, every move searched under `limits` by one
-/// searcher (so a node or depth limit makes it repeatable).
+/// searcher on `threads` threads (on one, a node or depth limit makes it repeatable).
 fn play(
     rule: Rule,
     width: usize,
     height: usize,
     opening: &[Pos],
     limits: &Limits,
+    threads: usize,
 ) -> anyhow::Result<Game> {
     let mut board = Board::new(width, height, rule)?;
     for &p in opening {
         board.make_move(p);
     }
     let mut searcher = Searcher::new(GAME_TT_BYTES);
+    searcher.set_threads(threads);
     let mut labels = Vec::new();
     let outcome = loop {
         if board.empty_count() == 0 {
@@ -313,6 +318,11 @@ mod tests {
             &mut log,
         )
         .unwrap();
+        // On two threads a game is not repeatable, but it is still whole.
+        let threaded = temp("threaded.wsp");
+        let two_threads = args("--games 2 --nodes 1500 --threads 2", &threaded);
+        run(&two_threads, &mut Vec::new()).unwrap();
+        data::read(&threaded).unwrap().games.iter().for_each(check);
         assert_eq!(a, b);
         assert_eq!(a.games, 3);
         assert_eq!(a.black + a.white + a.draws, 3);
