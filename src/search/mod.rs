@@ -3,8 +3,8 @@
 //! the root and a clock (`time`).
 //!
 //! Threads follow the "lazy" scheme: every thread searches the same root position, and
-//! what one learns reaches the others through the shared table. Helpers differ from the
-//! main thread in the depths they search, so the threads do not walk the same tree in
+//! what one learns reaches the others through the shared table. Helpers search deeper
+//! than the main thread's current iteration, so the threads do not walk the same tree in
 //! step. The main thread owns the clock and the answer: its own best move, or a helper's
 //! when that helper has finished a deeper iteration. When it stops, every helper stops.
 
@@ -227,10 +227,10 @@ mod tests {
                 ..Limits::default()
             };
             let r = s.search(&mut middlegame(), limits, &mut Silent);
-            // The main thread checks the limit at every node of its tree search; helpers
-            // report their nodes in steps of 64, and keep searching while the main thread
-            // is in its root threat check, which counts its nodes when it is over. A limit
-            // on the main thread's nodes alone would let the total reach `threads` times it.
+            // The main thread checks the limit at every node of its tree search, helpers
+            // every 64 nodes; the root threat check counts its nodes when it is over. A
+            // limit on the main thread's nodes alone would let the total reach `threads`
+            // times it.
             let slack = 64 * threads as u64 + LIMIT / 50;
             assert!(
                 (LIMIT..=LIMIT + slack).contains(&r.nodes),

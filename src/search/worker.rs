@@ -17,7 +17,7 @@ use crate::types::{
     mate_in, mated_in, Color, Depth, Pos, Rule, Value, NUM_CELLS, VALUE_DRAW, VALUE_INFINITE,
     VALUE_MATE_BOUND,
 };
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Deepest ply the search goes to.
@@ -139,8 +139,12 @@ pub(super) struct Shared<'a> {
     pub done: AtomicBool,
     /// Nodes the helpers have searched.
     pub helper_nodes: AtomicU64,
+    /// The main thread's nodes, as of its last poll (for the helpers' node limit).
+    pub main_nodes: AtomicU64,
     /// The deepest iteration a helper has finished: its depth, best move and value.
     pub deepest: std::sync::Mutex<Option<(Depth, Pos, Value)>>,
+    /// The depth of the main thread's current iteration.
+    pub main_depth: AtomicI32,
 }
 
 impl Shared<'_> {
@@ -149,7 +153,9 @@ impl Shared<'_> {
             stop,
             done: AtomicBool::new(false),
             helper_nodes: AtomicU64::new(0),
+            main_nodes: AtomicU64::new(0),
             deepest: std::sync::Mutex::new(None),
+            main_depth: AtomicI32::new(0),
         }
     }
 }
@@ -275,6 +281,7 @@ impl<'a> Worker<'a> {
             .clamp(1, MAX_DEPTH);
         let mut unchanged = 0;
         for depth in 1..=max_depth {
+            self.shared.main_depth.store(depth, Ordering::Relaxed);
             let previous_best = best.best;
             self.seldepth = 0;
             let mut lines = Vec::with_capacity(multipv);
@@ -364,9 +371,11 @@ impl<'a> Worker<'a> {
 
     /// A helper's search: iterative deepening over every root move until the main thread
     /// is done, its results going to the shared table, and the best move of its deepest
-    /// finished iteration to the main thread. Odd helpers start a ply deeper, so
-    /// that with two threads one is usually an iteration ahead of the other and their
-    /// searches differ.
+    /// finished iteration to the main thread. A helper searches ahead of the main thread's
+    /// current iteration, one ply (odd helpers) or two (even ones), and skips ahead again
+    /// whenever the main thread catches up. Threads at the same depth would walk the same
+    /// tree in step, each finishing it no sooner than one thread alone; a helper ahead
+    /// leaves deeper results in the table for the main thread's next iteration.
     pub(super) fn helper_search(&mut self, board: &mut Board) {
         let mut root = root_moves(board, &self.limits.excluded);
         let max_depth = self
@@ -374,9 +383,13 @@ impl<'a> Worker<'a> {
             .max_depth
             .unwrap_or(MAX_DEPTH)
             .clamp(1, MAX_DEPTH);
-        let first = (1 + (self.id % 2) as Depth).min(max_depth);
-        let mut previous = 0;
-        for depth in first..=max_depth {
+        let ahead = 1 + ((self.id + 1) % 2) as Depth;
+        let (mut depth, mut previous) = (0, 0);
+        loop {
+            depth = (depth + 1).max(self.shared.main_depth.load(Ordering::Relaxed) + ahead);
+            if depth > max_depth {
+                break;
+            }
             self.seldepth = 0;
             let (value, found) = self.aspirated(board, &mut root, depth, previous, &mut Silent);
             if self.aborted {
@@ -574,11 +587,21 @@ impl<'a> Worker<'a> {
                         self.aborted = true;
                     }
                 }
+                self.shared.main_nodes.store(self.nodes, Ordering::Relaxed);
             } else {
                 if self.shared.done.load(Ordering::Relaxed) {
                     self.aborted = true;
                 }
                 self.flush_nodes();
+                // Helpers keep to the node limit too, so that they do not run past it
+                // while the main thread is busy in its root threat check.
+                if let Some(n) = self.limits.max_nodes {
+                    let total = self.shared.helper_nodes.load(Ordering::Relaxed)
+                        + self.shared.main_nodes.load(Ordering::Relaxed);
+                    if total >= n {
+                        self.aborted = true;
+                    }
+                }
             }
         }
         self.aborted
