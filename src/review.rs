@@ -488,7 +488,12 @@ mod tests {
         let game = dir.join("game.sgf");
         std::fs::write(&game, include_str!("records/c-gomoku-cli.sgf")).unwrap();
         let out_sgf = dir.join("reviewed.sgf");
-        let line = format!("{} --depth 6 --sgf {}", game.display(), out_sgf.display());
+        // One thread: on more, a helper's deeper iterations change what depth 6 finds.
+        let line = format!(
+            "{} --depth 6 --threads 1 --sgf {}",
+            game.display(),
+            out_sgf.display()
+        );
         let req = request(&line).unwrap();
         let mut text = Vec::new();
         run(&req, &mut text).unwrap();
