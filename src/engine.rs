@@ -49,7 +49,8 @@ pub struct Options {
     pub realtime: bool,
     /// Yixin-Board's per-depth `INFO` blocks (`show_detail` bit 2).
     pub detail: bool,
-    /// Search threads (`INFO thread_num`), 1 to `search::cores()`.
+    /// Search threads: `INFO thread_num` (at most `search::cores()`), or a front-end's
+    /// `--threads`.
     pub threads: usize,
 }
 
