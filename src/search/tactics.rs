@@ -24,11 +24,16 @@ fn search(diagram: &str, rule: Rule, to_move: Color, depth: Depth) -> (Board, Se
     (b, r)
 }
 
+/// A node budget for each search thread (the limit counts every thread's nodes).
+fn nodes(per_thread: u64) -> Option<u64> {
+    Some(per_thread * THREADS.get() as u64)
+}
+
 /// A depth limit, with a node limit that a correct search stays well inside.
 fn depth_limits(depth: Depth) -> Limits {
     Limits {
         max_depth: Some(depth),
-        max_nodes: Some(300_000),
+        max_nodes: nodes(300_000),
         ..Limits::default()
     }
 }
@@ -285,7 +290,7 @@ fn a_threat_rich_middlegame_is_seen_lost_without_exploding() {
     let moves = "7,8 5,9 9,11 6,7 6,9 5,8 5,10 8,7 4,9 4,8 3,8 6,11 4,10 6,10 3,7 4,11 \
                  7,11 7,7 5,7 8,8 2,7 1,6 1,7 4,7 7,9 8,6";
     let limits = Limits {
-        max_nodes: Some(400_000),
+        max_nodes: nodes(400_000),
         ..Limits::default()
     };
     let r = search_moves(moves, 16 << 20, limits);
