@@ -587,7 +587,9 @@ impl<'a> Worker<'a> {
                         self.aborted = true;
                     }
                 }
-                self.shared.main_nodes.store(self.nodes, Ordering::Relaxed);
+                if self.limits.max_nodes.is_some() {
+                    self.shared.main_nodes.store(self.nodes, Ordering::Relaxed);
+                }
             } else {
                 if self.shared.done.load(Ordering::Relaxed) {
                     self.aborted = true;
@@ -987,38 +989,27 @@ impl<'a> Worker<'a> {
     /// search found for it when it was last the best, then as far as the table's best
     /// moves lead.
     fn extract_pv(&self, board: &mut Board, first: Pos) -> Vec<Pos> {
+        let found: &[Pos] = match self.root_pv.split_first() {
+            Some((&p, rest)) if p == first => rest,
+            _ => &[],
+        };
         let mut pv = vec![first];
         board.make_move(first);
-        let mut made = 1;
-        if self.root_pv.first() == Some(&first) {
-            for &m in &self.root_pv[1..] {
-                if made >= 32
-                    || rules::last_move_won(board)
-                    || !board.on_board(m)
-                    || !board.is_empty(m)
-                {
-                    break;
+        while pv.len() < 32 && !rules::last_move_won(board) && board.empty_count() > 0 {
+            // The search's own line first, then the table's best moves.
+            let next = found
+                .get(pv.len() - 1)
+                .copied()
+                .or_else(|| self.tt.probe(board.hash(), 0).and_then(|h| h.best));
+            match next {
+                Some(m) if board.on_board(m) && board.is_empty(m) => {
+                    pv.push(m);
+                    board.make_move(m);
                 }
-                pv.push(m);
-                board.make_move(m);
-                made += 1;
+                _ => break,
             }
         }
-        while made < 32 {
-            if rules::last_move_won(board) || board.empty_count() == 0 {
-                break;
-            }
-            let Some(m) = self.tt.probe(board.hash(), 0).and_then(|h| h.best) else {
-                break;
-            };
-            if !board.on_board(m) || !board.is_empty(m) {
-                break;
-            }
-            pv.push(m);
-            board.make_move(m);
-            made += 1;
-        }
-        for _ in 0..made {
+        for _ in 0..pv.len() {
             board.undo();
         }
         pv
