@@ -124,10 +124,14 @@ pub struct Board {
     keys: Vec<[u32; 4]>,
     /// Per cell and direction: black pattern (low nibble) and white pattern (high nibble).
     pats: Vec<[u8; 4]>,
+    /// Per cell (empty cells only): the pattern code of black and of white.
+    pcode: Vec<[u16; 2]>,
     /// Per cell (empty cells only): `Pattern4` of black and of white.
     p4: Vec<[Pattern4; 2]>,
     /// Per colour: how many empty cells have each `Pattern4` class.
     p4count: [[u16; Pattern4::COUNT]; 2],
+    /// Per colour: the sum over empty cells of its codes' own and their values.
+    value: [[i32; 2]; 2],
     /// Per cell: stones within the candidate stencil.
     near: Vec<u8>,
     /// Per row: bit x set when cell x of the row has a stone within the stencil, and
@@ -181,13 +185,15 @@ struct Change {
     dir: u8,
     pat: u8,
     p4: [Pattern4; 2],
+    pcode: [u16; 2],
 }
 
-/// Per move: the first of its `Change`s and the histogram before it.
+/// Per move: the first of its `Change`s, and the histogram and values before it.
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     changes: u32,
     p4count: [[u16; Pattern4::COUNT]; 2],
+    value: [[i32; 2]; 2],
 }
 
 impl Board {
@@ -204,8 +210,10 @@ impl Board {
             cells: vec![WALL; NUM_CELLS],
             keys: vec![[0; 4]; NUM_CELLS],
             pats: vec![[0; 4]; NUM_CELLS],
+            pcode: vec![[0; 2]; NUM_CELLS],
             p4: vec![[Pattern4::None; 2]; NUM_CELLS],
             p4count: [[0; Pattern4::COUNT]; 2],
+            value: [[0; 2]; 2],
             near: vec![0; NUM_CELLS],
             near_rows: [0; MAX_SIZE],
             empty_rows: [0; MAX_SIZE],
@@ -358,6 +366,22 @@ impl Board {
     pub fn p4(&self, p: Pos, c: Color) -> Pattern4 {
         self.p4[p.idx()][c.idx()]
     }
+    /// Pattern code of `c` at empty cell `p`.
+    #[inline]
+    pub fn pcode(&self, p: Pos, c: Color) -> u16 {
+        self.pcode[p.idx()][c.idx()]
+    }
+    /// The sum over empty cells of `c`'s values: its own values (`role` 0) or their values
+    /// (`role` 1) in the weights of `pattern::weights`.
+    #[inline]
+    pub fn value_sum(&self, c: Color, role: usize) -> i32 {
+        self.value[c.idx()][role]
+    }
+    /// The evaluation's bonus for the side to move under this board's rule.
+    #[inline]
+    pub fn tempo(&self) -> i32 {
+        self.tables.tempo()
+    }
     /// Number of empty cells where `c` has class `k`.
     #[inline]
     pub fn p4_count(&self, c: Color, k: Pattern4) -> u32 {
@@ -388,7 +412,7 @@ impl Board {
         let key = (self.keys[t.idx()][d] & !(3 << sh)) | ((code as u32) << sh);
         let mut pats = self.pats[t.idx()];
         pats[d] = self.tables.line_of(key);
-        self.tables.p4[c.idx()][pattern::combo_index_packed(pats, c)]
+        self.tables.p4_of(self.tables.pcode_of(pats, c), c)
     }
 
     /// Place a stone of the side to move at `p`.
@@ -403,6 +427,7 @@ impl Board {
         self.frames.push(Frame {
             changes: self.changes.len() as u32,
             p4count: self.p4count,
+            value: self.value,
         });
         self.count_cell(p, -1);
         let code = if c == Color::Black { BLACK } else { WHITE };
@@ -445,8 +470,10 @@ impl Board {
         for ch in self.changes.drain(frame.changes as usize..).rev() {
             self.pats[ch.cell as usize][ch.dir as usize] = ch.pat;
             self.p4[ch.cell as usize] = ch.p4;
+            self.pcode[ch.cell as usize] = ch.pcode;
         }
         self.p4count = frame.p4count;
+        self.value = frame.value;
         self.update_near(p, -1);
         #[cfg(debug_assertions)]
         self.check_counts();
@@ -482,21 +509,35 @@ impl Board {
                         continue;
                     }
                     let old = self.p4[q];
+                    let old_code = self.pcode[q];
                     self.changes.push(Change {
                         cell: q as u16,
                         dir: d as u8,
                         pat: old_pat,
                         p4: old,
+                        pcode: old_code,
                     });
                     let pats = ((word & !(0xFF << sh)) | ((pat as u32) << sh)).to_le_bytes();
                     self.pats[q] = pats;
-                    let new = self.p4_of(pats);
-                    self.p4[q] = new;
-                    for c in 0..2 {
-                        if old[c] != new[c] {
-                            self.p4count[c][old[c] as usize] -= 1;
-                            self.p4count[c][new[c] as usize] += 1;
+                    for c in [Color::Black, Color::White] {
+                        let ci = c.idx();
+                        let code = self.tables.pcode_of(pats, c);
+                        if code == old_code[ci] {
+                            continue;
                         }
+                        self.pcode[q][ci] = code;
+                        let new = self.tables.p4_of(code, c);
+                        if new != old[ci] {
+                            self.p4[q][ci] = new;
+                            self.p4count[ci][old[ci] as usize] -= 1;
+                            self.p4count[ci][new as usize] += 1;
+                        }
+                        let (a, b) = (
+                            self.tables.value_of(old_code[ci], c),
+                            self.tables.value_of(code, c),
+                        );
+                        self.value[ci][0] += (b[0] - a[0]) as i32;
+                        self.value[ci][1] += (b[1] - a[1]) as i32;
                     }
                 }
             }
@@ -543,20 +584,23 @@ impl Board {
         for d in 0..4 {
             self.pats[p.idx()][d] = self.tables.line_of(self.keys[p.idx()][d]);
         }
-        self.p4[p.idx()] = self.p4_of(self.pats[p.idx()]);
+        let pats = self.pats[p.idx()];
+        for c in [Color::Black, Color::White] {
+            let code = self.tables.pcode_of(pats, c);
+            self.pcode[p.idx()][c.idx()] = code;
+            self.p4[p.idx()][c.idx()] = self.tables.p4_of(code, c);
+        }
     }
 
-    /// Both colours' classes of a cell with the four line patterns `pats`.
-    #[inline]
-    fn p4_of(&self, pats: [u8; 4]) -> [Pattern4; 2] {
-        [Color::Black, Color::White]
-            .map(|c| self.tables.p4[c.idx()][pattern::combo_index_packed(pats, c)])
-    }
-
+    /// Add (`delta` 1) or remove (-1) cell `p`'s share of the histogram and the values.
     fn count_cell(&mut self, p: Pos, delta: i32) {
-        for c in 0..2 {
-            let k = self.p4[p.idx()][c] as usize;
-            self.p4count[c][k] = (self.p4count[c][k] as i32 + delta) as u16;
+        for c in [Color::Black, Color::White] {
+            let ci = c.idx();
+            let k = self.p4[p.idx()][ci] as usize;
+            self.p4count[ci][k] = (self.p4count[ci][k] as i32 + delta) as u16;
+            let v = self.tables.value_of(self.pcode[p.idx()][ci], c);
+            self.value[ci][0] += delta * v[0] as i32;
+            self.value[ci][1] += delta * v[1] as i32;
         }
     }
 
@@ -565,14 +609,19 @@ impl Board {
     #[cfg(debug_assertions)]
     fn check_counts(&self) {
         let mut count = [[0u16; Pattern4::COUNT]; 2];
+        let mut value = [[0i32; 2]; 2];
         for p in self.cells() {
             if self.is_empty(p) {
-                for (c, n) in count.iter_mut().enumerate() {
-                    n[self.p4[p.idx()][c] as usize] += 1;
+                for c in [Color::Black, Color::White] {
+                    count[c.idx()][self.p4[p.idx()][c.idx()] as usize] += 1;
+                    let v = self.tables.value_of(self.pcode[p.idx()][c.idx()], c);
+                    value[c.idx()][0] += v[0] as i32;
+                    value[c.idx()][1] += v[1] as i32;
                 }
             }
         }
         assert_eq!(self.p4count, count, "p4 histogram drifted");
+        assert_eq!(self.value, value, "values drifted");
     }
 
     /// Compare the whole incremental state with a rebuild from the stones.
@@ -589,9 +638,11 @@ impl Board {
                 );
                 assert_eq!(self.pats[p.idx()], fresh.pats[p.idx()], "patterns at {p}");
                 assert_eq!(self.p4[p.idx()], fresh.p4[p.idx()], "p4 at {p}");
+                assert_eq!(self.pcode[p.idx()], fresh.pcode[p.idx()], "codes at {p}");
             }
         }
         assert_eq!(self.p4count, fresh.p4count, "p4 histogram drifted");
+        assert_eq!(self.value, fresh.value, "values drifted");
         assert_eq!(self.near, fresh.near, "candidate counts drifted");
         for p in self.cells() {
             let bit = |rows: &[u32; MAX_SIZE]| rows[p.y()] >> p.x() & 1 == 1;
@@ -622,6 +673,7 @@ impl Board {
             }
         }
         fresh.p4count = [[0; Pattern4::COUNT]; 2];
+        fresh.value = [[0; 2]; 2];
         fresh.near = vec![0; NUM_CELLS];
         fresh.near_rows = [0; MAX_SIZE];
         fresh.empty_rows = [0; MAX_SIZE];

@@ -1,38 +1,17 @@
-//! Static evaluation from the board's incremental threat histogram, and the per-cell move
-//! scores used by move ordering. All weights live here.
+//! Static evaluation from the board's incremental pattern-code values, and the per-cell
+//! move scores used by move ordering.
 
 use crate::board::Board;
 use crate::pattern::{Pattern, Pattern4};
-use crate::types::{Color, Pos, Value};
+use crate::types::{Pos, Value};
 
-/// Value of one empty cell of each `Pattern4` class for the side to move, by class order
-/// (None, L, K, J, I, H, G, F, E, D, C, B, Forbid, A). Fitted by logistic regression of
-/// game results on these counts over quiet positions. Own fives and open-four points and
-/// the opponent's fives never reach the evaluation (the search's mate checks decide
-/// them), so those entries were not fitted and keep their hand-set values.
-const OWN_VALUE: [Value; Pattern4::COUNT] =
-    [0, 7, 11, 13, 35, 40, 75, 79, 57, 152, 933, 320, 0, 450];
-
-/// The same for the side that just moved (fitted together with `OWN_VALUE`).
-const THEIR_VALUE: [Value; Pattern4::COUNT] =
-    [0, 5, 11, 10, 29, 25, 60, 47, 63, 140, 411, 239, 0, 300];
-
-/// Bonus for the side to move (fitted with the tables).
-const TEMPO: Value = 144;
-
-/// Evaluation of the position for the side to move (positive = good for it).
+/// Evaluation of the position for the side to move (positive = good for it): every empty
+/// cell's value by its pattern codes, the side to move's own values less the other side's
+/// their values, plus the tempo bonus. The weights are the rule's file in
+/// `src/pattern/weights/`, and the board keeps the sums up to date move by move.
 pub fn evaluate(board: &Board) -> Value {
     let us = board.side_to_move();
-    let them = us.opp();
-    side_value(board, us, &OWN_VALUE) - side_value(board, them, &THEIR_VALUE) + TEMPO
-}
-
-fn side_value(board: &Board, c: Color, weights: &[Value; Pattern4::COUNT]) -> Value {
-    let mut v = 0;
-    for (k, &w) in weights.iter().enumerate().skip(1) {
-        v += board.p4_count(c, Pattern4::from_u8(k as u8)) as Value * w;
-    }
-    v
+    board.value_sum(us, 0) - board.value_sum(us.opp(), 1) + board.tempo()
 }
 
 /// Ordering weight of a line pattern for the side that would play it.
@@ -64,7 +43,7 @@ pub fn centre_distance(board: &Board, p: Pos) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::Rule;
+    use crate::types::{Color, Rule};
 
     #[test]
     fn open_three_outweighs_sleeping_three() {

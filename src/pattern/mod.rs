@@ -10,8 +10,11 @@
 // The generator itself runs in the build script; in the library only the tests run it.
 #[cfg_attr(not(test), allow(dead_code))]
 mod lines;
+mod pcode;
+pub mod weights;
 
 pub use lines::{slot, Pattern, BLACK, EMPTY, HALF, NUM_KEYS, WALL, WHITE};
+pub use pcode::{pcode, NUM_PCODES, PATTERNS_OF_PCODE};
 
 use crate::types::{Color, Rule};
 use once_cell::sync::Lazy;
@@ -163,32 +166,34 @@ pub struct RuleTables {
     /// 64 KiB instead of 1 MiB and stays in the cache.
     shift: u32,
     mask: u32,
-    /// Per colour and combination index: the `Pattern4` class.
-    pub p4: [Vec<Pattern4>; 2],
+    /// Per combination index: the pattern code (the same for both colours).
+    pcode: &'static [u16],
+    /// Per colour and pattern code: the `Pattern4` class.
+    p4: [Vec<Pattern4>; 2],
+    /// Per colour and pattern code: the evaluation's own and their values (see `weights`).
+    value: [Vec<[i16; 2]>; 2],
+    /// The evaluation's bonus for the side to move.
+    tempo: i32,
 }
 
 impl RuleTables {
     fn build(rule: Rule) -> RuleTables {
         let (line, shift, mask) = LINE_TABLES[rule.idx()];
-        let mut p4 = [
-            vec![Pattern4::None; NUM_COMBOS],
-            vec![Pattern4::None; NUM_COMBOS],
-        ];
-        #[allow(clippy::needless_range_loop)]
-        for idx in 0..NUM_COMBOS {
-            let nibbles = [0, 1, 2, 3].map(|d| (idx >> (4 * d)) & 15);
-            if nibbles.iter().any(|&n| n >= Pattern::COUNT) {
-                continue;
-            }
-            let pats = nibbles.map(|n| Pattern::from_u8(n as u8));
-            p4[0][idx] = combine(pats, rule == Rule::Renju);
-            p4[1][idx] = combine(pats, false);
-        }
+        let p4 = [rule == Rule::Renju, false].map(|renju_black| {
+            PATTERNS_OF_PCODE
+                .iter()
+                .map(|&p| combine(p, renju_black))
+                .collect()
+        });
+        let w = weights::builtin(rule);
         RuleTables {
             line,
             shift,
             mask,
+            pcode: &pcode::PCODE_OF_COMBO,
             p4,
+            value: [Color::Black, Color::White].map(|c| w.table(rule, c)),
+            tempo: w.tempo,
         }
     }
 
@@ -211,6 +216,29 @@ impl RuleTables {
     #[inline]
     pub fn line_of(&self, key: u32) -> u8 {
         self.line[self.used_bits(key) as usize]
+    }
+
+    /// The pattern code of `color` for a cell's four line-pattern bytes.
+    #[inline]
+    pub fn pcode_of(&self, pats: [u8; 4], color: Color) -> u16 {
+        self.pcode[combo_index_packed(pats, color)]
+    }
+
+    /// The threat class of pattern code `code` for `color`.
+    #[inline]
+    pub fn p4_of(&self, code: u16, color: Color) -> Pattern4 {
+        self.p4[color.idx()][code as usize]
+    }
+
+    /// The evaluation's own and their values of pattern code `code` for `color`.
+    #[inline]
+    pub fn value_of(&self, code: u16, color: Color) -> [i16; 2] {
+        self.value[color.idx()][code as usize]
+    }
+
+    /// The evaluation's bonus for the side to move.
+    pub fn tempo(&self) -> i32 {
+        self.tempo
     }
 
     /// Pattern of `color` for a board key.

@@ -1,0 +1,272 @@
+//! The evaluation's weights: per rule, what each empty cell is worth to each colour by its
+//! pattern code. They are text files in `src/pattern/weights/`, one per rule, compiled into
+//! the binary; `pbrain-wuzi train` writes them.
+//!
+//! A file holds:
+//!
+//! ```text
+//! tempo 144                  the side to move's bonus
+//! side black                 (renju only) the lines below are black's; `side white` follows
+//! class HFlex3 40 25         every code of this threat class: own value, their value
+//! code F3 B3 F1 Dead 52 31   one pattern code (its four line patterns): own, their
+//! ```
+//!
+//! "Own" is what the cell is worth to the side to move, "their" what it is worth to the
+//! side that has just moved. A code not listed takes its class's values. Lines starting
+//! with `#` are comments. Without `side` lines, both colours share the values.
+
+use super::{combine, Pattern, Pattern4, PATTERNS_OF_PCODE};
+use crate::types::{Color, Rule};
+use anyhow::{anyhow, bail, Context};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Own and their value of one code or class.
+pub type Pair = [i32; 2];
+
+/// One colour's weights.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SideWeights {
+    /// Per `Pattern4` class.
+    pub class: [Pair; Pattern4::COUNT],
+    /// Codes whose values differ from their class's.
+    pub codes: BTreeMap<u16, Pair>,
+}
+
+/// One rule's weights.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Weights {
+    pub tempo: i32,
+    /// One entry for both colours, or black's then white's.
+    pub sides: Vec<SideWeights>,
+}
+
+/// The compiled-in text of each rule's file, in `Rule::ALL` order.
+const FILES: [&str; 5] = [
+    include_str!("weights/freestyle.txt"),
+    include_str!("weights/standard.txt"),
+    include_str!("weights/renju.txt"),
+    include_str!("weights/caro.txt"),
+    include_str!("weights/caro-exact.txt"),
+];
+
+/// The file name of `rule`'s weights inside `src/pattern/weights/`.
+pub fn file_name(rule: Rule) -> &'static str {
+    match rule {
+        Rule::Freestyle => "freestyle.txt",
+        Rule::Standard => "standard.txt",
+        Rule::Renju => "renju.txt",
+        Rule::Caro => "caro.txt",
+        Rule::CaroExact => "caro-exact.txt",
+    }
+}
+
+/// The compiled-in weights of `rule`.
+pub fn builtin(rule: Rule) -> Weights {
+    // The files are part of the source and every one is parsed by the tests.
+    Weights::parse(FILES[rule.idx()]).expect("the compiled-in weights parse")
+}
+
+fn pattern_named(s: &str) -> Option<Pattern> {
+    (0..Pattern::COUNT as u8)
+        .map(Pattern::from_u8)
+        .find(|p| format!("{p:?}") == s)
+}
+
+fn class_named(s: &str) -> Option<Pattern4> {
+    (0..Pattern4::COUNT as u8)
+        .map(Pattern4::from_u8)
+        .find(|p| format!("{p:?}") == s)
+}
+
+impl SideWeights {
+    /// Every code at its class's values from `class`.
+    pub fn classes(class: [Pair; Pattern4::COUNT]) -> SideWeights {
+        SideWeights {
+            class,
+            codes: BTreeMap::new(),
+        }
+    }
+
+    /// The values of `code`, whose class is `class`.
+    pub fn value(&self, code: u16, class: Pattern4) -> Pair {
+        self.codes
+            .get(&code)
+            .copied()
+            .unwrap_or(self.class[class as usize])
+    }
+}
+
+impl Weights {
+    /// Read a weights file's text.
+    pub fn parse(text: &str) -> anyhow::Result<Weights> {
+        let mut tempo = None;
+        let mut sides: Vec<SideWeights> = Vec::new();
+        let mut named_sides = 0;
+        let empty = || SideWeights::classes([[0; 2]; Pattern4::COUNT]);
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let at = || format!("line {}: {line}", n + 1);
+            let num = |s: &str| s.parse::<i32>().map_err(|_| anyhow!("not a number: {s}"));
+            let pair = |w: &[&str]| -> anyhow::Result<Pair> {
+                match w {
+                    [a, b] => Ok([num(a)?, num(b)?]),
+                    _ => bail!("expected two values, own and their"),
+                }
+            };
+            (|| -> anyhow::Result<()> {
+                match words[0] {
+                    "tempo" => match words[1..] {
+                        [v] => tempo = Some(num(v)?),
+                        _ => bail!("expected one value"),
+                    },
+                    "side" => {
+                        let want = ["black", "white"].get(named_sides).copied();
+                        if words[1..] != [want.unwrap_or("")] || sides.len() != named_sides {
+                            bail!("expected `side black` first, then `side white`");
+                        }
+                        named_sides += 1;
+                        sides.push(empty());
+                    }
+                    "class" => {
+                        let k = words
+                            .get(1)
+                            .and_then(|s| class_named(s))
+                            .ok_or_else(|| anyhow!("unknown class"))?;
+                        if sides.is_empty() {
+                            sides.push(empty());
+                        }
+                        let side = sides.last_mut().expect("a side");
+                        side.class[k as usize] = pair(&words[2..])?;
+                    }
+                    "code" => {
+                        if words.len() != 7 {
+                            bail!("expected four patterns and two values");
+                        }
+                        let mut p = [Pattern::Dead; 4];
+                        for (q, w) in p.iter_mut().zip(&words[1..5]) {
+                            *q = pattern_named(w).ok_or_else(|| anyhow!("unknown pattern {w}"))?;
+                        }
+                        if sides.is_empty() {
+                            sides.push(empty());
+                        }
+                        let side = sides.last_mut().expect("a side");
+                        side.codes.insert(super::pcode(p), pair(&words[5..])?);
+                    }
+                    w => bail!("unknown entry {w}"),
+                }
+                Ok(())
+            })()
+            .with_context(at)?;
+        }
+        let tempo = tempo.ok_or_else(|| anyhow!("no tempo line"))?;
+        if sides.is_empty() || named_sides == 1 {
+            bail!("expected class values for both colours, or `side black` and `side white`");
+        }
+        Ok(Weights { tempo, sides })
+    }
+
+    /// The file's text, with `header` as its opening comment.
+    pub fn to_text(&self, header: &str) -> String {
+        let mut s = String::new();
+        for line in header.lines() {
+            let _ = writeln!(s, "# {line}");
+        }
+        let _ = writeln!(s, "tempo {}", self.tempo);
+        for (i, side) in self.sides.iter().enumerate() {
+            if self.sides.len() == 2 {
+                let _ = writeln!(s, "side {}", ["black", "white"][i]);
+            }
+            for (k, v) in side.class.iter().enumerate() {
+                let _ = writeln!(
+                    s,
+                    "class {:?} {} {}",
+                    Pattern4::from_u8(k as u8),
+                    v[0],
+                    v[1]
+                );
+            }
+            for (&code, v) in &side.codes {
+                let p = PATTERNS_OF_PCODE[code as usize];
+                let _ = writeln!(
+                    s,
+                    "code {:?} {:?} {:?} {:?} {} {}",
+                    p[0], p[1], p[2], p[3], v[0], v[1]
+                );
+            }
+        }
+        s
+    }
+
+    /// The weights of colour `c`.
+    pub fn side(&self, c: Color) -> &SideWeights {
+        &self.sides[c.idx().min(self.sides.len() - 1)]
+    }
+
+    /// Per pattern code, colour `c`'s values under `rule`, saturated to 16 bits.
+    pub fn table(&self, rule: Rule, c: Color) -> Vec<[i16; 2]> {
+        let side = self.side(c);
+        let renju_black = rule == Rule::Renju && c == Color::Black;
+        PATTERNS_OF_PCODE
+            .iter()
+            .enumerate()
+            .map(|(code, &p)| {
+                let v = side.value(code as u16, combine(p, renju_black));
+                v.map(|x| x.clamp(i16::MIN as i32, i16::MAX as i32) as i16)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_compiled_in_file_parses_and_writes_back_the_same() {
+        for rule in Rule::ALL {
+            let w = Weights::parse(FILES[rule.idx()])
+                .unwrap_or_else(|e| panic!("{}: {e:#}", file_name(rule)));
+            assert_eq!(w.sides.len(), if rule == Rule::Renju { 2 } else { 1 });
+            assert_eq!(Weights::parse(&w.to_text("again")).unwrap(), w);
+        }
+    }
+
+    #[test]
+    fn codes_override_their_class() {
+        let w = Weights::parse(
+            "tempo 10\nclass HFlex3 40 25\n# a comment\ncode F3 Dead Dead Dead 50 30\n",
+        )
+        .unwrap();
+        let t = w.table(Rule::Freestyle, Color::White);
+        let open3 = super::super::pcode([Pattern::F3, Pattern::Dead, Pattern::Dead, Pattern::Dead]);
+        let open3_two =
+            super::super::pcode([Pattern::F3, Pattern::B1, Pattern::Dead, Pattern::Dead]);
+        assert_eq!(t[open3 as usize], [50, 30]);
+        assert_eq!(t[open3_two as usize], [40, 25]);
+        assert_eq!(t[0], [0, 0]);
+        assert_eq!(w.tempo, 10);
+    }
+
+    #[test]
+    fn broken_files_say_which_line() {
+        for (text, want) in [
+            ("class HFlex3 40 25\n", "no tempo"),
+            ("tempo 1\nclass Nonsense 1 2\n", "line 2"),
+            ("tempo 1\nclass HFlex3 1\n", "two values"),
+            ("tempo x\n", "not a number"),
+            ("tempo 1\ncode F3 F3 Dead 1 2\n", "four patterns"),
+            ("tempo 1\ncode F3 F3 Dead Q 1 2\n", "unknown pattern Q"),
+            ("tempo 1\nside white\n", "side black"),
+            ("tempo 1\nside black\nclass HFlex3 1 2\n", "both colours"),
+            ("tempo 1\nbanana\n", "unknown entry"),
+        ] {
+            let e = format!("{:#}", Weights::parse(text).unwrap_err());
+            assert!(e.contains(want), "{text:?}: {e}");
+        }
+    }
+}
