@@ -31,6 +31,8 @@ pub enum Command {
     /// Play Wuzi against itself and write the games, with every position's search, as
     /// training data.
     Selfplay(crate::selfplay::Args),
+    /// Fit the evaluation's weights to self-play data and write a weights file.
+    Train(crate::train::Args),
     /// Play a game on an HTTP Gomoku server (the one of the article Wuzi grew from).
     Online(crate::online::cli::Args),
     /// Search the fixed bench positions and print the node-count signature (on stderr).

@@ -16,4 +16,5 @@ pub mod review;
 pub mod rules;
 pub mod search;
 pub mod selfplay;
+pub mod train;
 pub mod types;

@@ -1,0 +1,336 @@
+//! Fitting the evaluation's weights to training positions: logistic regression of the
+//! target win probability on the pattern-code counts, by full-batch Adam (so a run is
+//! repeatable to the bit).
+//!
+//! Every code's value is its threat class's value plus a residual of its own. Classes
+//! learn from all their codes; a residual learns only for codes seen often enough, and is
+//! held near zero by an L2 penalty, so rare codes keep their class's value.
+
+use super::samples::{is_empty_code, param, win_probability, Samples};
+use crate::pattern::weights::{SideWeights, Weights};
+use crate::pattern::{combine, Pattern4, NUM_PCODES, PATTERNS_OF_PCODE};
+use crate::types::Rule;
+use std::collections::BTreeMap;
+
+/// The weights as training sees them.
+#[derive(Clone, Debug)]
+pub struct Model {
+    sides: usize,
+    /// Per parameter (`samples::param`): its class value's index in `class`, or `None` for
+    /// a frozen code, which keeps `base`.
+    class_of: Vec<Option<usize>>,
+    base: Vec<f64>,
+    pub class: Vec<f64>,
+    pub residual: Vec<f64>,
+    pub tempo: f64,
+}
+
+/// How to fit.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    pub iterations: usize,
+    /// Adam's step size at the start, in evaluation units; it falls linearly to a tenth.
+    pub rate: f64,
+    /// L2 penalty on the residuals.
+    pub l2: f64,
+    /// Fewest training positions a code must appear in to get a residual of its own.
+    pub min_count: usize,
+    /// Evaluation units per logistic unit.
+    pub scale: f64,
+}
+
+fn class_index(side: usize, class: Pattern4, role: usize) -> usize {
+    (side * Pattern4::COUNT + class as usize) * 2 + role
+}
+
+impl Model {
+    /// The model of `w` under `rule`.
+    pub fn new(w: &Weights, rule: Rule) -> Model {
+        let sides = w.sides.len();
+        let n = sides * NUM_PCODES * 2;
+        let mut m = Model {
+            sides,
+            class_of: vec![None; n],
+            base: vec![0.0; n],
+            class: vec![0.0; sides * Pattern4::COUNT * 2],
+            residual: vec![0.0; n],
+            tempo: w.tempo as f64,
+        };
+        for (s, side) in w.sides.iter().enumerate() {
+            let renju_black = rule == Rule::Renju && s == 0;
+            for (k, v) in side.class.iter().enumerate() {
+                for (role, &x) in v.iter().enumerate() {
+                    m.class[class_index(s, Pattern4::from_u8(k as u8), role)] = x as f64;
+                }
+            }
+            for code in 0..NUM_PCODES as u16 {
+                let class = combine(PATTERNS_OF_PCODE[code as usize], renju_black);
+                let v = side.value(code, class);
+                for (role, &x) in v.iter().enumerate() {
+                    let p = param(s, code, role);
+                    m.base[p] = x as f64;
+                    if !is_empty_code(code) {
+                        let c = class_index(s, class, role);
+                        m.class_of[p] = Some(c);
+                        m.residual[p] = x as f64 - m.class[c];
+                    }
+                }
+            }
+        }
+        m
+    }
+
+    /// Every parameter's value.
+    pub fn values(&self) -> Vec<f64> {
+        (0..self.base.len())
+            .map(|p| match self.class_of[p] {
+                Some(c) => self.class[c] + self.residual[p],
+                None => self.base[p],
+            })
+            .collect()
+    }
+
+    /// The weights, rounded to whole units.
+    pub fn weights(&self) -> Weights {
+        let values = self.values();
+        let sides = (0..self.sides)
+            .map(|s| {
+                let mut class = [[0i32; 2]; Pattern4::COUNT];
+                for (k, pair) in class.iter_mut().enumerate() {
+                    for (role, v) in pair.iter_mut().enumerate() {
+                        *v = self.class[class_index(s, Pattern4::from_u8(k as u8), role)].round()
+                            as i32;
+                    }
+                }
+                let mut codes = BTreeMap::new();
+                for code in 0..NUM_PCODES as u16 {
+                    let v = [0, 1].map(|role| values[param(s, code, role)].round() as i32);
+                    let k = match self.class_of[param(s, code, 0)] {
+                        Some(c) => c / 2 % Pattern4::COUNT,
+                        None => Pattern4::None as usize,
+                    };
+                    if v != class[k] {
+                        codes.insert(code, v);
+                    }
+                }
+                SideWeights { class, codes }
+            })
+            .collect();
+        Weights {
+            tempo: self.tempo.round() as i32,
+            sides,
+        }
+    }
+
+    /// Mean cross-entropy over the training (`held` false) or held-out samples.
+    pub fn loss(&self, samples: &Samples, held: bool, scale: f64) -> f64 {
+        let values = self.values();
+        let (mut sum, mut n) = (0.0, 0usize);
+        for i in (0..samples.len()).filter(|&i| samples.held_out[i] == held) {
+            let p =
+                win_probability(self.eval(samples, i, &values), scale).clamp(1e-12, 1.0 - 1e-12);
+            let t = samples.target[i] as f64;
+            sum -= t * p.ln() + (1.0 - t) * (1.0 - p).ln();
+            n += 1;
+        }
+        sum / n.max(1) as f64
+    }
+
+    fn eval(&self, samples: &Samples, i: usize, values: &[f64]) -> f64 {
+        self.tempo
+            + samples.offset[i] as f64
+            + samples.features(i).map(|(p, n)| n * values[p]).sum::<f64>()
+    }
+
+    /// Fit to the training samples; `progress` hears the training loss now and then.
+    pub fn fit(&mut self, samples: &Samples, s: &Settings, progress: &mut dyn FnMut(usize, f64)) {
+        // Codes seen too rarely keep their residual.
+        let mut seen = vec![0usize; self.base.len()];
+        let train: Vec<usize> = (0..samples.len())
+            .filter(|&i| !samples.held_out[i])
+            .collect();
+        for &i in &train {
+            for (p, _) in samples.features(i) {
+                seen[p] += 1;
+            }
+        }
+        let learns: Vec<bool> = seen.iter().map(|&n| n >= s.min_count).collect();
+        let mut adam_class = Adam::new(self.class.len());
+        let mut adam_residual = Adam::new(self.residual.len());
+        let mut adam_tempo = Adam::new(1);
+        let n = train.len().max(1) as f64;
+        for it in 0..s.iterations {
+            let values = self.values();
+            let mut grad = vec![0.0; values.len()];
+            let (mut grad_tempo, mut loss) = (0.0, 0.0);
+            for &i in &train {
+                let p = win_probability(self.eval(samples, i, &values), s.scale);
+                let t = samples.target[i] as f64;
+                let pc = p.clamp(1e-12, 1.0 - 1e-12);
+                loss -= t * pc.ln() + (1.0 - t) * (1.0 - pc).ln();
+                let g = (p - t) / s.scale / n;
+                grad_tempo += g;
+                for (k, c) in samples.features(i) {
+                    grad[k] += g * c;
+                }
+            }
+            if it % 50 == 0 || it + 1 == s.iterations {
+                progress(it, loss / n);
+            }
+            let mut grad_class = vec![0.0; self.class.len()];
+            let mut grad_residual = vec![0.0; self.residual.len()];
+            for (k, &g) in grad.iter().enumerate() {
+                if let Some(c) = self.class_of[k] {
+                    grad_class[c] += g;
+                    if learns[k] {
+                        grad_residual[k] = g + s.l2 * self.residual[k];
+                    }
+                }
+            }
+            let rate = s.rate * (1.0 - 0.9 * it as f64 / s.iterations as f64);
+            adam_class.step(&mut self.class, &grad_class, rate);
+            adam_residual.step(&mut self.residual, &grad_residual, rate);
+            let mut tempo = [self.tempo];
+            adam_tempo.step(&mut tempo, &[grad_tempo], rate);
+            self.tempo = tempo[0];
+        }
+    }
+}
+
+/// Adam's moment estimates for one parameter vector.
+struct Adam {
+    m: Vec<f64>,
+    v: Vec<f64>,
+    t: i32,
+}
+
+impl Adam {
+    fn new(n: usize) -> Adam {
+        Adam {
+            m: vec![0.0; n],
+            v: vec![0.0; n],
+            t: 0,
+        }
+    }
+
+    fn step(&mut self, x: &mut [f64], g: &[f64], rate: f64) {
+        const B1: f64 = 0.9;
+        const B2: f64 = 0.999;
+        self.t += 1;
+        let (c1, c2) = (1.0 - B1.powi(self.t), 1.0 - B2.powi(self.t));
+        for i in 0..x.len() {
+            if g[i] == 0.0 && self.m[i] == 0.0 {
+                continue;
+            }
+            self.m[i] = B1 * self.m[i] + (1.0 - B1) * g[i];
+            self.v[i] = B2 * self.v[i] + (1.0 - B2) * g[i] * g[i];
+            x[i] -= rate * (self.m[i] / c1) / ((self.v[i] / c2).sqrt() + 1e-15);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pattern::{pcode, Pattern};
+    use crate::types::Color;
+
+    /// Samples over a few open-three and four codes, with targets from a teacher whose
+    /// class values differ from the student's.
+    fn taught(teacher: &Model, n: usize) -> Samples {
+        let codes = [
+            [Pattern::F3, Pattern::Dead, Pattern::Dead, Pattern::Dead],
+            [Pattern::F3, Pattern::B2, Pattern::Dead, Pattern::Dead],
+            [Pattern::B4, Pattern::Dead, Pattern::Dead, Pattern::Dead],
+            [Pattern::F2, Pattern::Dead, Pattern::Dead, Pattern::Dead],
+        ]
+        .map(pcode);
+        let mut s = Samples::default();
+        s.start.push(0);
+        let mut rng = 12345u64;
+        let values = teacher.values();
+        for i in 0..n {
+            let mut feats = Vec::new();
+            for (j, &code) in codes.iter().enumerate() {
+                for role in 0..2 {
+                    rng = rng
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let count = (rng >> 60) as i16 % 3;
+                    if count > 0 && (j + role) % 2 == i % 2 {
+                        feats.push((param(0, code, role), if role == 0 { count } else { -count }));
+                    }
+                }
+            }
+            feats.sort();
+            let e = teacher.tempo
+                + feats
+                    .iter()
+                    .map(|&(p, c)| c as f64 * values[p])
+                    .sum::<f64>();
+            for (p, c) in feats {
+                s.param.push(p as u32);
+                s.count.push(c);
+            }
+            s.start.push(s.param.len() as u32);
+            s.target.push(win_probability(e, 200.0) as f32);
+            s.offset.push(0.0);
+            s.held_out.push(i % 10 == 0);
+        }
+        s
+    }
+
+    #[test]
+    fn fitting_recovers_the_teachers_class_values() {
+        let student_w =
+            Weights::parse("tempo 0\nclass HFlex3 40 25\nclass EBlock4 57 63\n").unwrap();
+        let teacher_w = Weights::parse(
+            "tempo 50\nclass HFlex3 150 90\nclass EBlock4 20 100\nclass LFlex2 30 10\n",
+        )
+        .unwrap();
+        let teacher = Model::new(&teacher_w, Rule::Freestyle);
+        let samples = taught(&teacher, 4000);
+        let mut student = Model::new(&student_w, Rule::Freestyle);
+        let before = student.loss(&samples, true, 200.0);
+        let settings = Settings {
+            iterations: 600,
+            rate: 4.0,
+            l2: 1e-6,
+            min_count: 1_000_000,
+            scale: 200.0,
+        };
+        let mut losses = Vec::new();
+        student.fit(&samples, &settings, &mut |_, l| losses.push(l));
+        let after = student.loss(&samples, true, 200.0);
+        // The teacher's own loss is the least there is (the targets' entropy).
+        let floor = teacher.loss(&samples, true, 200.0);
+        assert!(
+            before - floor > 0.01,
+            "the student starts wrong: {before} vs {floor}"
+        );
+        assert!(
+            after - floor < 0.001,
+            "held-out loss {before} -> {after}, floor {floor}"
+        );
+        assert!(losses.windows(2).all(|w| w[1] <= w[0] + 1e-9), "{losses:?}");
+        let w = student.weights();
+        let got = w.side(Color::Black).class;
+        let want = teacher_w.side(Color::Black).class;
+        for k in [Pattern4::HFlex3, Pattern4::EBlock4, Pattern4::LFlex2] {
+            for role in 0..2 {
+                let (g, t) = (got[k as usize][role], want[k as usize][role]);
+                assert!(
+                    (g - t).abs() <= 8,
+                    "{k:?} role {role}: learned {g}, taught {t}"
+                );
+            }
+        }
+        assert!((w.tempo - 50).abs() <= 8, "tempo {}", w.tempo);
+        // Without data of their own, the codes keep their classes' values: none is listed.
+        assert!(
+            w.side(Color::Black).codes.is_empty(),
+            "{:?}",
+            w.side(Color::Black).codes
+        );
+    }
+}

@@ -1,0 +1,191 @@
+//! `train`: fit the evaluation's weights to self-play data and write a weights file.
+//!
+//! The positions come from `selfplay` files; each quiet searched position (no proven value,
+//! no five to make or stop, no open four to play) asks the evaluation for a win probability
+//! between the game's result and the search's value. The weights start from the rule's
+//! compiled-in file (or `--from`), and the written file replaces that one in
+//! `src/pattern/weights/` to build a binary that plays with them.
+
+mod fit;
+mod samples;
+
+use crate::pattern::weights::{self, Weights};
+use crate::selfplay::data;
+use crate::types::Rule;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// The `train` command line.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Args {
+    /// Self-play data files (written by `selfplay`).
+    #[arg(required = true, value_name = "DATA")]
+    pub data: Vec<PathBuf>,
+    /// The weights file to write. It must not exist yet, unless --force is given.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Overwrite --out if it exists (as when replacing the compiled-in file).
+    #[arg(long)]
+    pub force: bool,
+    /// Rule whose games are used: 0 freestyle, 1 exact five, 4 renju, 8 caro, 9 caro with
+    /// exact five (or a name). Games of other rules are skipped.
+    #[arg(long, default_value = "0", value_parser = crate::cli::rule)]
+    pub rule: Rule,
+    /// Start from this weights file instead of the compiled-in one.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<PathBuf>,
+    /// Weight of the game's result in the target; the search's value has the rest.
+    #[arg(long, default_value_t = 0.5, value_parser = fraction)]
+    pub lambda: f64,
+    /// Full passes over the data.
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub iterations: u64,
+    /// Adam's first step size, in evaluation units.
+    #[arg(long, default_value_t = 2.0)]
+    pub rate: f64,
+    /// L2 penalty that keeps each pattern code near its class's value.
+    #[arg(long, default_value_t = 1e-7)]
+    pub l2: f64,
+    /// Fewest positions a pattern code must appear in to get a value of its own.
+    #[arg(long, default_value_t = 50)]
+    pub min_count: usize,
+    /// Every N-th game is held out to measure the fit (0: none).
+    #[arg(long, default_value_t = 10)]
+    pub hold_out: usize,
+}
+
+/// The evaluation units per logistic unit: the curve the engine reports win rates on.
+const SCALE: f64 = 200.0;
+
+fn fraction(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err("expected a number from 0 to 1".into()),
+    }
+}
+
+/// What a run did, for the caller and the tests.
+#[derive(Debug)]
+pub struct Report {
+    pub positions: usize,
+    pub train_before: f64,
+    pub train_after: f64,
+    pub held_before: f64,
+    pub held_after: f64,
+    pub weights: Weights,
+}
+
+/// Read the data, fit and write the weights; progress lines go to `progress`.
+pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
+    anyhow::ensure!(
+        args.force || !args.out.exists(),
+        "{} exists: give --force to replace it",
+        args.out.display()
+    );
+    let start = match &args.from {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+            Weights::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e:#}", path.display()))?
+        }
+        None => weights::builtin(args.rule),
+    };
+    anyhow::ensure!(
+        start.sides.len() == if args.rule == Rule::Renju { 2 } else { 1 },
+        "the starting weights must have {} for this rule",
+        if args.rule == Rule::Renju {
+            "`side black` and `side white`"
+        } else {
+            "one set of values for both colours"
+        }
+    );
+    let mut model = fit::Model::new(&start, args.rule);
+    let values = model.values();
+    let mut set = samples::Samples::default();
+    let mut tally = samples::Tally::default();
+    for path in &args.data {
+        let contents = data::read(path)?;
+        if contents.cut_off > 0 {
+            writeln!(
+                progress,
+                "{}: the last {} bytes are a cut-off game, ignored",
+                path.display(),
+                contents.cut_off
+            )?;
+        }
+        set.add(
+            &contents.games,
+            args.rule,
+            &values,
+            args.lambda,
+            SCALE,
+            args.hold_out,
+            &mut tally,
+        )
+        .map_err(|e| anyhow::anyhow!("{}: {e:#}", path.display()))?;
+    }
+    writeln!(
+        progress,
+        "{} games of this rule ({} of others skipped), {} positions, {} of them quiet",
+        tally.games,
+        tally.other_rule,
+        tally.positions,
+        tally.positions - tally.not_quiet
+    )?;
+    anyhow::ensure!(
+        !set.is_empty(),
+        "no quiet position of this rule to train on"
+    );
+    let settings = fit::Settings {
+        iterations: args.iterations as usize,
+        rate: args.rate,
+        l2: args.l2,
+        min_count: args.min_count,
+        scale: SCALE,
+    };
+    let (train_before, held_before) = (
+        model.loss(&set, false, SCALE),
+        model.loss(&set, true, SCALE),
+    );
+    model.fit(&set, &settings, &mut |it, loss| {
+        let _ = writeln!(progress, "iteration {it}: training loss {loss:.5}");
+    });
+    let weights = model.weights();
+    // The loss of the rounded weights, as the engine will use them.
+    let rounded = fit::Model::new(&weights, args.rule);
+    let report = Report {
+        positions: set.len(),
+        train_before,
+        train_after: rounded.loss(&set, false, SCALE),
+        held_before,
+        held_after: rounded.loss(&set, true, SCALE),
+        weights,
+    };
+    writeln!(
+        progress,
+        "loss on training positions {:.5} -> {:.5}, on held-out games {:.5} -> {:.5}",
+        report.train_before, report.train_after, report.held_before, report.held_after
+    )?;
+    let data: Vec<String> = args.data.iter().map(|p| p.display().to_string()).collect();
+    let header = format!(
+        "Wuzi's evaluation weights for rule {} ({}), written by `pbrain-wuzi train`\n\
+         from {} ({} games, {} quiet positions), lambda {}, {} iterations, rate {},\n\
+         l2 {}, min-count {}. Loss on held-out games {:.5} -> {:.5}.",
+        args.rule.protocol(),
+        weights::file_name(args.rule).trim_end_matches(".txt"),
+        data.join(", "),
+        tally.games,
+        set.len(),
+        args.lambda,
+        args.iterations,
+        args.rate,
+        args.l2,
+        args.min_count,
+        report.held_before,
+        report.held_after
+    );
+    std::fs::write(&args.out, report.weights.to_text(&header))
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.out.display()))?;
+    writeln!(progress, "wrote {}", args.out.display())?;
+    Ok(report)
+}

@@ -1,0 +1,278 @@
+//! Training positions from self-play games: each quiet searched position as the counts of
+//! its pattern codes, with the value it should evaluate to.
+
+use crate::board::Board;
+use crate::pattern::{Pattern, Pattern4, NUM_PCODES, PATTERNS_OF_PCODE};
+use crate::selfplay::data::{Game, Outcome};
+use crate::types::{Color, Rule, Value, VALUE_MATE_BOUND};
+
+/// What a parameter of the evaluation is: a pattern code's own or their value, for one
+/// colour's weights (`side` 0, or renju's 0 black and 1 white).
+pub fn param(side: usize, code: u16, role: usize) -> usize {
+    (side * NUM_PCODES + code as usize) * 2 + role
+}
+
+/// The positions, stored flat: sample `i` has the features `start[i]..start[i + 1]`.
+#[derive(Default)]
+pub struct Samples {
+    /// Per feature: the parameter and how many times it counts (negative for the side
+    /// that just moved, whose values are subtracted).
+    pub param: Vec<u32>,
+    pub count: Vec<i16>,
+    pub start: Vec<u32>,
+    /// Per sample: the win probability it should evaluate to, for the side to move.
+    pub target: Vec<f32>,
+    /// Per sample: the values of its frozen codes (see `is_empty_code`), which training
+    /// leaves as they are.
+    pub offset: Vec<f32>,
+    /// Per sample: 1 if it comes from a held-out game (for validation), else 0.
+    pub held_out: Vec<bool>,
+}
+
+/// What was read, for the report.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub games: usize,
+    pub other_rule: usize,
+    pub positions: usize,
+    /// Searched positions left out: proven values, or a five or open four on the board.
+    pub not_quiet: usize,
+}
+
+/// The probability that the side to move wins, as a value's logistic curve.
+pub fn win_probability(v: f64, scale: f64) -> f64 {
+    1.0 / (1.0 + (-v / scale).exp())
+}
+
+/// The codes training leaves as they are: cells with no stone of their colour near
+/// enough to matter (every pattern empty-line or dead). They cover most of the board, so
+/// a value learned for them would mostly count the empty cells.
+pub fn is_empty_code(code: u16) -> bool {
+    PATTERNS_OF_PCODE[code as usize]
+        .iter()
+        .all(|p| matches!(p, Pattern::Dead | Pattern::B1 | Pattern::F1))
+}
+
+impl Samples {
+    /// Add the quiet positions of `games` under `rule`. The target mixes the game's
+    /// result (weight `lambda`) with the search's value, both as win probabilities on
+    /// the curve of `scale`. Every `hold_out`-th game (if not 0) is held out. `values`
+    /// holds every parameter's value (by `param`), for the frozen codes.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add(
+        &mut self,
+        games: &[Game],
+        rule: Rule,
+        values: &[f64],
+        lambda: f64,
+        scale: f64,
+        hold_out: usize,
+        tally: &mut Tally,
+    ) -> anyhow::Result<()> {
+        if self.start.is_empty() {
+            self.start.push(0);
+        }
+        let sides = if rule == Rule::Renju { 2 } else { 1 };
+        let side_of = |c: Color| c.idx().min(sides - 1);
+        for (g, game) in games.iter().enumerate() {
+            if game.rule != rule {
+                tally.other_rule += 1;
+                continue;
+            }
+            tally.games += 1;
+            let held = hold_out > 0 && tally.games.is_multiple_of(hold_out);
+            let mut board = Board::new(game.width, game.height, rule)?;
+            for (i, &m) in game.moves.iter().enumerate() {
+                if let Some(label) = i.checked_sub(game.opening).and_then(|k| game.labels.get(k)) {
+                    tally.positions += 1;
+                    if !quiet(&board, label.value) {
+                        tally.not_quiet += 1;
+                    } else {
+                        let us = board.side_to_move();
+                        let result = match (game.outcome, us) {
+                            (Outcome::Draw, _) => 0.5,
+                            (Outcome::BlackWon, Color::Black)
+                            | (Outcome::WhiteWon, Color::White) => 1.0,
+                            _ => 0.0,
+                        };
+                        let target = lambda * result
+                            + (1.0 - lambda) * win_probability(label.value as f64, scale);
+                        let sides = [side_of(us), side_of(us.opp())];
+                        self.push(&board, sides, values, target, held);
+                    }
+                }
+                anyhow::ensure!(
+                    board.on_board(m) && board.is_empty(m),
+                    "game {}: move {} ({m}) is not on an empty cell",
+                    g + 1,
+                    i + 1
+                );
+                board.make_move(m);
+            }
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, board: &Board, sides: [usize; 2], values: &[f64], target: f64, held: bool) {
+        let us = board.side_to_move();
+        let mut counts: Vec<(u32, i16)> = Vec::with_capacity(64);
+        let mut offset = 0.0;
+        for p in board.cells().filter(|&p| board.is_empty(p)) {
+            for (c, role, sign) in [(us, 0, 1), (us.opp(), 1, -1)] {
+                let code = board.pcode(p, c);
+                let k = param(sides[role], code, role);
+                if is_empty_code(code) {
+                    offset += sign as f64 * values[k];
+                } else {
+                    counts.push((k as u32, sign));
+                }
+            }
+        }
+        counts.sort_unstable_by_key(|&(p, _)| p);
+        let mut last = u32::MAX;
+        for (p, n) in counts {
+            if p == last {
+                *self.count.last_mut().expect("a feature") += n;
+            } else {
+                self.param.push(p);
+                self.count.push(n);
+                last = p;
+            }
+        }
+        self.start.push(self.param.len() as u32);
+        self.target.push(target as f32);
+        self.offset.push(offset as f32);
+        self.held_out.push(held);
+    }
+
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.target.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.target.is_empty()
+    }
+
+    /// The features of sample `i`.
+    pub fn features(&self, i: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
+        let (a, b) = (self.start[i] as usize, self.start[i + 1] as usize);
+        self.param[a..b]
+            .iter()
+            .zip(&self.count[a..b])
+            .map(|(&p, &n)| (p as usize, n as f64))
+    }
+}
+
+/// A position the static evaluation is meant for: no proven value, no five to make or
+/// to stop, and no open four for the side to move (the search settles those itself).
+fn quiet(board: &Board, value: Value) -> bool {
+    let us = board.side_to_move();
+    value.abs() < VALUE_MATE_BOUND
+        && board.p4_count(us, Pattern4::AFive) == 0
+        && board.p4_count(us, Pattern4::BFlex4) == 0
+        && board.p4_count(us.opp(), Pattern4::AFive) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::selfplay::data::Label;
+    use crate::types::{Pos, VALUE_MATE};
+
+    fn game(moves: &[(usize, usize)], values: &[Value], outcome: Outcome) -> Game {
+        let moves: Vec<Pos> = moves.iter().map(|&(x, y)| Pos::new(x, y)).collect();
+        Game {
+            rule: Rule::Freestyle,
+            width: 15,
+            height: 15,
+            outcome,
+            labels: values
+                .iter()
+                .zip(&moves)
+                .map(|(&value, &best)| Label { value, best })
+                .collect(),
+            opening: 0,
+            moves,
+        }
+    }
+
+    #[test]
+    fn quiet_positions_become_code_counts_with_their_targets() {
+        // Black builds an open three on row 7; white plays far away.
+        let moves = [(7, 7), (0, 0), (8, 7), (0, 14), (9, 7), (14, 0), (10, 7)];
+        let values = [0, 0, 100, 0, 400, -VALUE_MATE + 3, VALUE_MATE - 1];
+        let g = game(&moves, &values, Outcome::BlackWon);
+        let mut s = Samples::default();
+        let mut tally = Tally::default();
+        let zero = vec![0.0; 2 * NUM_PCODES * 2];
+        s.add(
+            &[g.clone(), g],
+            Rule::Freestyle,
+            &zero,
+            0.5,
+            200.0,
+            2,
+            &mut tally,
+        )
+        .unwrap();
+        // Per game: the two proven values are left out, the rest kept.
+        assert_eq!(
+            tally,
+            Tally {
+                games: 2,
+                other_rule: 0,
+                positions: 14,
+                not_quiet: 4
+            }
+        );
+        assert_eq!(s.len(), 10);
+        assert_eq!(
+            s.held_out.iter().filter(|&&h| h).count(),
+            5,
+            "the second game"
+        );
+        // The third position (black to move, value 100): black won, so the target is
+        // the mean of 1 and the value's win probability.
+        let want = 0.5 + 0.5 * win_probability(100.0, 200.0);
+        assert!((s.target[2] as f64 - want).abs() < 1e-6);
+        // White to move after black's second stone: the result counts against it.
+        let want = 0.5 * win_probability(0.0, 200.0);
+        assert!((s.target[3] as f64 - want).abs() < 1e-6);
+        // Its features are the board's codes, white's as own and black's as their.
+        let mut board = Board::new(15, 15, Rule::Freestyle).unwrap();
+        for &(x, y) in &moves[..3] {
+            board.make_move(Pos::new(x, y));
+        }
+        let mut want = std::collections::BTreeMap::new();
+        for p in board.cells().filter(|&p| board.is_empty(p)) {
+            for (c, role, sign) in [(Color::White, 0, 1), (Color::Black, 1, -1)] {
+                let code = board.pcode(p, c);
+                if !is_empty_code(code) {
+                    *want.entry(param(0, code, role)).or_insert(0.0) += sign as f64;
+                }
+            }
+        }
+        let got: std::collections::BTreeMap<usize, f64> = s.features(3).collect();
+        assert_eq!(got, want);
+        assert!(got.values().any(|&n| n < 0.0) && got.values().any(|&n| n > 0.0));
+    }
+
+    #[test]
+    fn a_move_on_a_stone_is_an_error_and_other_rules_are_skipped() {
+        let bad = game(&[(7, 7), (7, 7)], &[0, 0], Outcome::Draw);
+        let mut other = bad.clone();
+        other.rule = Rule::Renju;
+        let (mut s, mut tally) = (Samples::default(), Tally::default());
+        let zero = vec![0.0; 2 * NUM_PCODES * 2];
+        let e = s
+            .add(&[bad], Rule::Freestyle, &zero, 0.5, 200.0, 0, &mut tally)
+            .unwrap_err();
+        assert!(e.to_string().contains("game 1: move 2"), "{e}");
+        let mut tally = Tally::default();
+        s.add(&[other], Rule::Freestyle, &zero, 0.5, 200.0, 0, &mut tally)
+            .unwrap();
+        assert_eq!(tally.other_rule, 1);
+    }
+}
