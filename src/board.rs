@@ -1,7 +1,9 @@
 //! The board: stones plus the incrementally updated pattern state of every cell.
 //! `make` and `undo` are the only writers of that state.
 
-use crate::pattern::{self, slot, Pattern, Pattern4, RuleTables, BLACK, EMPTY, HALF, WALL, WHITE};
+use crate::pattern::{
+    self, slot, Pattern, Pattern4, RuleTables, BLACK, CLASS_SHIFT, EMPTY, HALF, WALL, WHITE,
+};
 use crate::types::{Color, Pos, Rule, DIRS, MAX_SIZE, MIN_SIZE, NUM_CELLS, STRIDE};
 use once_cell::sync::Lazy;
 use std::fmt;
@@ -124,10 +126,9 @@ pub struct Board {
     keys: Vec<[u32; 4]>,
     /// Per cell and direction: black pattern (low nibble) and white pattern (high nibble).
     pats: Vec<[u8; 4]>,
-    /// Per cell (empty cells only): the pattern code of black and of white.
-    pcode: Vec<[u16; 2]>,
-    /// Per cell (empty cells only): `Pattern4` of black and of white.
-    p4: Vec<[Pattern4; 2]>,
+    /// Per cell (empty cells only), for black and for white: the pattern code and its
+    /// `Pattern4` class, packed as `pattern::packed_code` packs them.
+    code: Vec<[u16; 2]>,
     /// Per colour: how many empty cells have each `Pattern4` class.
     p4count: [[u16; Pattern4::COUNT]; 2],
     /// Per colour: the sum over empty cells of its codes' own and their values.
@@ -184,8 +185,7 @@ struct Change {
     cell: u16,
     dir: u8,
     pat: u8,
-    p4: [Pattern4; 2],
-    pcode: [u16; 2],
+    code: [u16; 2],
 }
 
 /// Per move: the first of its `Change`s, and the histogram and values before it.
@@ -210,8 +210,7 @@ impl Board {
             cells: vec![WALL; NUM_CELLS],
             keys: vec![[0; 4]; NUM_CELLS],
             pats: vec![[0; 4]; NUM_CELLS],
-            pcode: vec![[0; 2]; NUM_CELLS],
-            p4: vec![[Pattern4::None; 2]; NUM_CELLS],
+            code: vec![[0; 2]; NUM_CELLS],
             p4count: [[0; Pattern4::COUNT]; 2],
             value: [[0; 2]; 2],
             near: vec![0; NUM_CELLS],
@@ -364,12 +363,12 @@ impl Board {
     /// Threat class of `c` at empty cell `p`.
     #[inline]
     pub fn p4(&self, p: Pos, c: Color) -> Pattern4 {
-        self.p4[p.idx()][c.idx()]
+        pattern::class_of_packed(self.code[p.idx()][c.idx()])
     }
     /// Pattern code of `c` at empty cell `p`.
     #[inline]
     pub fn pcode(&self, p: Pos, c: Color) -> u16 {
-        self.pcode[p.idx()][c.idx()]
+        pattern::code_of_packed(self.code[p.idx()][c.idx()])
     }
     /// The sum over empty cells of `c`'s values: its own values (`role` 0) or their values
     /// (`role` 1) in the weights of `pattern::weights`.
@@ -412,7 +411,7 @@ impl Board {
         let key = (self.keys[t.idx()][d] & !(3 << sh)) | ((code as u32) << sh);
         let mut pats = self.pats[t.idx()];
         pats[d] = self.tables.line_of(key);
-        self.tables.p4_of(self.tables.pcode_of(pats, c), c)
+        pattern::class_of_packed(self.tables.packed_of(pats, c))
     }
 
     /// Place a stone of the side to move at `p`.
@@ -469,8 +468,7 @@ impl Board {
         let frame = self.frames.pop().expect("a frame per move");
         for ch in self.changes.drain(frame.changes as usize..).rev() {
             self.pats[ch.cell as usize][ch.dir as usize] = ch.pat;
-            self.p4[ch.cell as usize] = ch.p4;
-            self.pcode[ch.cell as usize] = ch.pcode;
+            self.code[ch.cell as usize] = ch.code;
         }
         self.p4count = frame.p4count;
         self.value = frame.value;
@@ -508,34 +506,34 @@ impl Board {
                     if pat == old_pat {
                         continue;
                     }
-                    let old = self.p4[q];
-                    let old_code = self.pcode[q];
+                    let old = self.code[q];
                     self.changes.push(Change {
                         cell: q as u16,
                         dir: d as u8,
                         pat: old_pat,
-                        p4: old,
-                        pcode: old_code,
+                        code: old,
                     });
                     let pats = ((word & !(0xFF << sh)) | ((pat as u32) << sh)).to_le_bytes();
                     self.pats[q] = pats;
                     for c in [Color::Black, Color::White] {
                         let ci = c.idx();
-                        let code = self.tables.pcode_of(pats, c);
-                        if code == old_code[ci] {
+                        // A colour whose nibble of the line pattern is unchanged keeps
+                        // its code.
+                        if (pat ^ old_pat) & (0x0F << (4 * ci)) == 0 {
                             continue;
                         }
-                        self.pcode[q][ci] = code;
-                        let new = self.tables.p4_of(code, c);
-                        if new != old[ci] {
-                            self.p4[q][ci] = new;
-                            self.p4count[ci][old[ci] as usize] -= 1;
-                            self.p4count[ci][new as usize] += 1;
+                        let new = self.tables.packed_of(pats, c);
+                        if new == old[ci] {
+                            continue;
                         }
-                        let (a, b) = (
-                            self.tables.value_of(old_code[ci], c),
-                            self.tables.value_of(code, c),
-                        );
+                        self.code[q][ci] = new;
+                        let (k_old, k_new) = (old[ci] >> CLASS_SHIFT, new >> CLASS_SHIFT);
+                        if k_old != k_new {
+                            self.p4count[ci][k_old as usize] -= 1;
+                            self.p4count[ci][k_new as usize] += 1;
+                        }
+                        let a = self.tables.value_of(pattern::code_of_packed(old[ci]), c);
+                        let b = self.tables.value_of(pattern::code_of_packed(new), c);
                         self.value[ci][0] += (b[0] - a[0]) as i32;
                         self.value[ci][1] += (b[1] - a[1]) as i32;
                     }
@@ -586,9 +584,7 @@ impl Board {
         }
         let pats = self.pats[p.idx()];
         for c in [Color::Black, Color::White] {
-            let code = self.tables.pcode_of(pats, c);
-            self.pcode[p.idx()][c.idx()] = code;
-            self.p4[p.idx()][c.idx()] = self.tables.p4_of(code, c);
+            self.code[p.idx()][c.idx()] = self.tables.packed_of(pats, c);
         }
     }
 
@@ -596,9 +592,10 @@ impl Board {
     fn count_cell(&mut self, p: Pos, delta: i32) {
         for c in [Color::Black, Color::White] {
             let ci = c.idx();
-            let k = self.p4[p.idx()][ci] as usize;
+            let packed = self.code[p.idx()][ci];
+            let k = (packed >> CLASS_SHIFT) as usize;
             self.p4count[ci][k] = (self.p4count[ci][k] as i32 + delta) as u16;
-            let v = self.tables.value_of(self.pcode[p.idx()][ci], c);
+            let v = self.tables.value_of(pattern::code_of_packed(packed), c);
             self.value[ci][0] += delta * v[0] as i32;
             self.value[ci][1] += delta * v[1] as i32;
         }
@@ -613,8 +610,8 @@ impl Board {
         for p in self.cells() {
             if self.is_empty(p) {
                 for c in [Color::Black, Color::White] {
-                    count[c.idx()][self.p4[p.idx()][c.idx()] as usize] += 1;
-                    let v = self.tables.value_of(self.pcode[p.idx()][c.idx()], c);
+                    count[c.idx()][self.p4(p, c) as usize] += 1;
+                    let v = self.tables.value_of(self.pcode(p, c), c);
                     value[c.idx()][0] += v[0] as i32;
                     value[c.idx()][1] += v[1] as i32;
                 }
@@ -637,8 +634,7 @@ impl Board {
                     "keys at {p}"
                 );
                 assert_eq!(self.pats[p.idx()], fresh.pats[p.idx()], "patterns at {p}");
-                assert_eq!(self.p4[p.idx()], fresh.p4[p.idx()], "p4 at {p}");
-                assert_eq!(self.pcode[p.idx()], fresh.pcode[p.idx()], "codes at {p}");
+                assert_eq!(self.code[p.idx()], fresh.code[p.idx()], "codes at {p}");
             }
         }
         assert_eq!(self.p4count, fresh.p4count, "p4 histogram drifted");
@@ -888,7 +884,11 @@ mod tests {
                 b.make(m, stone);
                 for (&t, want) in empties.iter().zip(&predicted) {
                     if t != m {
-                        assert_eq!(b.p4[t.idx()], *want, "{t} with a stone at {m}");
+                        assert_eq!(
+                            [Color::Black, Color::White].map(|c| b.p4(t, c)),
+                            *want,
+                            "{t} with a stone at {m}"
+                        );
                     }
                 }
                 b.undo();

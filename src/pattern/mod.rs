@@ -156,6 +156,27 @@ pub fn combine(p: [Pattern; 4], renju_black: bool) -> Pattern4 {
     }
 }
 
+/// Where the class sits in a packed code: pattern codes need 12 bits, classes 4.
+pub const CLASS_SHIFT: u32 = 12;
+
+/// A pattern code and its threat class in one `u16`, as the board keeps them per cell.
+#[inline]
+pub fn packed_code(code: u16, class: Pattern4) -> u16 {
+    (class as u16) << CLASS_SHIFT | code
+}
+
+/// The pattern code of a packed code.
+#[inline]
+pub fn code_of_packed(packed: u16) -> u16 {
+    packed & ((1 << CLASS_SHIFT) - 1)
+}
+
+/// The threat class of a packed code.
+#[inline]
+pub fn class_of_packed(packed: u16) -> Pattern4 {
+    Pattern4::from_u8((packed >> CLASS_SHIFT) as u8)
+}
+
 /// Every table one rule needs.
 pub struct RuleTables {
     /// Per board key (shifted and masked, see `line_of`): black's pattern in the low
@@ -166,10 +187,11 @@ pub struct RuleTables {
     /// 64 KiB instead of 1 MiB and stays in the cache.
     shift: u32,
     mask: u32,
-    /// Per combination index: the pattern code (the same for both colours).
-    pcode: &'static [u16],
-    /// Per colour and pattern code: the `Pattern4` class.
-    p4: [Vec<Pattern4>; 2],
+    /// Per combination index: the pattern code with its `Pattern4` class (`packed_code`),
+    /// black's; white's follow at `white_offset` (0 when the classes do not depend on
+    /// the colour, so one table serves both and stays in the cache).
+    packed: Vec<u16>,
+    white_offset: usize,
     /// Per colour and pattern code: the evaluation's own and their values (see `weights`).
     value: [Vec<[i16; 2]>; 2],
     /// The evaluation's bonus for the side to move.
@@ -179,19 +201,37 @@ pub struct RuleTables {
 impl RuleTables {
     fn build(rule: Rule) -> RuleTables {
         let (line, shift, mask) = LINE_TABLES[rule.idx()];
-        let p4 = [rule == Rule::Renju, false].map(|renju_black| {
-            PATTERNS_OF_PCODE
-                .iter()
-                .map(|&p| combine(p, renju_black))
-                .collect()
-        });
+        let colours: &[bool] = if rule == Rule::Renju {
+            &[true, false]
+        } else {
+            &[false]
+        };
+        let mut packed = Vec::with_capacity(colours.len() * NUM_COMBOS);
+        for &renju_black in colours {
+            packed.extend(
+                pcode::PCODE_OF_COMBO
+                    .iter()
+                    .enumerate()
+                    .map(|(idx, &code)| {
+                        let nibbles = [0, 1, 2, 3].map(|d| (idx >> (4 * d)) & 15);
+                        if nibbles.iter().all(|&n| n < Pattern::COUNT) {
+                            packed_code(
+                                code,
+                                combine(PATTERNS_OF_PCODE[code as usize], renju_black),
+                            )
+                        } else {
+                            0
+                        }
+                    }),
+            );
+        }
         let w = weights::builtin(rule);
         RuleTables {
             line,
             shift,
             mask,
-            pcode: &pcode::PCODE_OF_COMBO,
-            p4,
+            white_offset: packed.len() - NUM_COMBOS,
+            packed,
             value: [Color::Black, Color::White].map(|c| w.table(rule, c)),
             tempo: w.tempo,
         }
@@ -218,16 +258,16 @@ impl RuleTables {
         self.line[self.used_bits(key) as usize]
     }
 
-    /// The pattern code of `color` for a cell's four line-pattern bytes.
+    /// The pattern code of `color` with its class (`packed_code`) for a cell's four
+    /// line-pattern bytes.
     #[inline]
-    pub fn pcode_of(&self, pats: [u8; 4], color: Color) -> u16 {
-        self.pcode[combo_index_packed(pats, color)]
-    }
-
-    /// The threat class of pattern code `code` for `color`.
-    #[inline]
-    pub fn p4_of(&self, code: u16, color: Color) -> Pattern4 {
-        self.p4[color.idx()][code as usize]
+    pub fn packed_of(&self, pats: [u8; 4], color: Color) -> u16 {
+        let offset = if color == Color::White {
+            self.white_offset
+        } else {
+            0
+        };
+        self.packed[offset + combo_index_packed(pats, color)]
     }
 
     /// The evaluation's own and their values of pattern code `code` for `color`.

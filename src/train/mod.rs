@@ -1,8 +1,8 @@
 //! `train`: fit the evaluation's weights to self-play data and write a weights file.
 //!
-//! The positions come from `selfplay` files; each quiet searched position (no proven value,
-//! no five to make or stop, no open four to play) asks the evaluation for a win probability
-//! between the game's result and the search's value. The weights start from the rule's
+//! The positions come from `selfplay` files; each quiet searched position (no five to make
+//! or stop, no open four to play) asks the evaluation for a win probability between the
+//! game's result and the search's value (a proven value counting as all but sure). The weights start from the rule's
 //! compiled-in file (or `--from`), and the written file replaces that one in
 //! `src/pattern/weights/` to build a binary that plays with them.
 

@@ -4,7 +4,7 @@
 use crate::board::Board;
 use crate::pattern::{Pattern, Pattern4, NUM_PCODES, PATTERNS_OF_PCODE};
 use crate::selfplay::data::{Game, Outcome};
-use crate::types::{Color, Rule, Value, VALUE_MATE_BOUND};
+use crate::types::{Color, Rule, Value};
 
 /// What a parameter of the evaluation is: a pattern code's own or their value, for one
 /// colour's weights (`side` 0, or renju's 0 black and 1 white).
@@ -85,7 +85,7 @@ impl Samples {
             for (i, &m) in game.moves.iter().enumerate() {
                 if let Some(label) = i.checked_sub(game.opening).and_then(|k| game.labels.get(k)) {
                     tally.positions += 1;
-                    if !quiet(&board, label.value) {
+                    if !quiet(&board) {
                         tally.not_quiet += 1;
                     } else {
                         let us = board.side_to_move();
@@ -95,8 +95,10 @@ impl Samples {
                             | (Outcome::WhiteWon, Color::White) => 1.0,
                             _ => 0.0,
                         };
-                        let target = lambda * result
-                            + (1.0 - lambda) * win_probability(label.value as f64, scale);
+                        // A proven value counts as sure (the curve's value at ±MATE_VALUE).
+                        let value = label.value.clamp(-MATE_VALUE, MATE_VALUE) as f64;
+                        let target =
+                            lambda * result + (1.0 - lambda) * win_probability(value, scale);
                         let sides = [side_of(us), side_of(us.opp())];
                         self.push(&board, sides, values, target, held);
                     }
@@ -165,12 +167,16 @@ impl Samples {
     }
 }
 
-/// A position the static evaluation is meant for: no proven value, no five to make or
-/// to stop, and no open four for the side to move (the search settles those itself).
-fn quiet(board: &Board, value: Value) -> bool {
+/// What a proven win (or loss) counts as in the target: a value whose win probability is
+/// all but sure. Proven positions stay in the data: leaving them out would keep only the
+/// threats that failed, and teach the evaluation that threats are worth little.
+const MATE_VALUE: Value = 1200;
+
+/// A position the static evaluation is meant for: no five to make or to stop, and no open
+/// four for the side to move (the search settles those before it evaluates).
+fn quiet(board: &Board) -> bool {
     let us = board.side_to_move();
-    value.abs() < VALUE_MATE_BOUND
-        && board.p4_count(us, Pattern4::AFive) == 0
+    board.p4_count(us, Pattern4::AFive) == 0
         && board.p4_count(us, Pattern4::BFlex4) == 0
         && board.p4_count(us.opp(), Pattern4::AFive) == 0
 }
@@ -217,22 +223,21 @@ mod tests {
             &mut tally,
         )
         .unwrap();
-        // Per game: the two proven values are left out, the rest kept.
-        assert_eq!(
-            tally,
-            Tally {
-                games: 2,
-                other_rule: 0,
-                positions: 14,
-                not_quiet: 4
-            }
-        );
-        assert_eq!(s.len(), 10);
-        assert_eq!(
-            s.held_out.iter().filter(|&&h| h).count(),
-            5,
-            "the second game"
-        );
+        // Per game: the last position (black to move with an open four) is left out.
+        let want = Tally {
+            games: 2,
+            other_rule: 0,
+            positions: 14,
+            not_quiet: 2,
+        };
+        assert_eq!(tally, want);
+        assert_eq!(s.len(), 12);
+        let held = s.held_out.iter().filter(|&&h| h).count();
+        assert_eq!(held, 6, "the second game");
+        // White's proven loss counts as a sure one, at the curve's value for MATE_VALUE.
+        let want = 0.5 * win_probability(-MATE_VALUE as f64, 200.0);
+        assert!((s.target[5] as f64 - want).abs() < 1e-6, "{}", s.target[5]);
+        assert!(s.target[5] < 0.01);
         // The third position (black to move, value 100): black won, so the target is
         // the mean of 1 and the value's win probability.
         let want = 0.5 + 0.5 * win_probability(100.0, 200.0);
