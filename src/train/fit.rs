@@ -35,6 +35,8 @@ pub struct Settings {
     pub l2: f64,
     /// Fewest training positions a code must appear in to get a residual of its own.
     pub min_count: usize,
+    /// Leave the class values and the tempo as they are; learn only the residuals.
+    pub keep_classes: bool,
     /// Evaluation units per logistic unit.
     pub scale: f64,
 }
@@ -188,11 +190,13 @@ impl Model {
                 }
             }
             let rate = s.rate * (1.0 - 0.9 * it as f64 / s.iterations as f64);
-            adam_class.step(&mut self.class, &grad_class, rate);
             adam_residual.step(&mut self.residual, &grad_residual, rate);
-            let mut tempo = [self.tempo];
-            adam_tempo.step(&mut tempo, &[grad_tempo], rate);
-            self.tempo = tempo[0];
+            if !s.keep_classes {
+                adam_class.step(&mut self.class, &grad_class, rate);
+                let mut tempo = [self.tempo];
+                adam_tempo.step(&mut tempo, &[grad_tempo], rate);
+                self.tempo = tempo[0];
+            }
         }
     }
 }
@@ -297,6 +301,7 @@ mod tests {
             rate: 4.0,
             l2: 1e-6,
             min_count: 1_000_000,
+            keep_classes: false,
             scale: 200.0,
         };
         let mut losses = Vec::new();
@@ -332,5 +337,32 @@ mod tests {
             "{:?}",
             w.side(Color::Black).codes
         );
+    }
+
+    #[test]
+    fn kept_classes_stay_and_the_codes_learn_instead() {
+        let student_w =
+            Weights::parse("tempo 0\nclass HFlex3 40 25\nclass EBlock4 57 63\n").unwrap();
+        let teacher_w =
+            Weights::parse("tempo 0\nclass HFlex3 150 90\nclass EBlock4 20 100\n").unwrap();
+        let samples = taught(&Model::new(&teacher_w, Rule::Freestyle), 2000);
+        let mut student = Model::new(&student_w, Rule::Freestyle);
+        let before = student.loss(&samples, true, 200.0);
+        let settings = Settings {
+            iterations: 300,
+            rate: 4.0,
+            l2: 1e-9,
+            min_count: 10,
+            keep_classes: true,
+            scale: 200.0,
+        };
+        student.fit(&samples, &settings, &mut |_, _| {});
+        assert!(student.loss(&samples, true, 200.0) < before);
+        let w = student.weights();
+        assert_eq!(w.sides[0].class, student_w.sides[0].class);
+        assert_eq!(w.tempo, 0);
+        let open3 = pcode([Pattern::F3, Pattern::Dead, Pattern::Dead, Pattern::Dead]);
+        let learned = w.sides[0].codes[&open3];
+        assert!(learned[0] > 100, "{learned:?}");
     }
 }

@@ -49,6 +49,10 @@ pub struct Args {
     /// Fewest positions a pattern code must appear in to get a value of its own.
     #[arg(long, default_value_t = 50)]
     pub min_count: usize,
+    /// Keep the threat classes' values and the tempo; learn only each code's difference
+    /// from its class.
+    #[arg(long)]
+    pub keep_classes: bool,
     /// Every N-th game is held out to measure the fit (0: none).
     #[arg(long, default_value_t = 10)]
     pub hold_out: usize,
@@ -141,6 +145,7 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
         rate: args.rate,
         l2: args.l2,
         min_count: args.min_count,
+        keep_classes: args.keep_classes,
         scale: SCALE,
     };
     let (train_before, held_before) = (
@@ -170,7 +175,7 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
     let header = format!(
         "Wuzi's evaluation weights for rule {} ({}), written by `pbrain-wuzi train`\n\
          from {} ({} games, {} quiet positions), lambda {}, {} iterations, rate {},\n\
-         l2 {}, min-count {}. Loss on held-out games {:.5} -> {:.5}.",
+         l2 {}, min-count {}{}. Loss on held-out games {:.5} -> {:.5}.",
         args.rule.protocol(),
         weights::file_name(args.rule).trim_end_matches(".txt"),
         data.join(", "),
@@ -181,6 +186,11 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
         args.rate,
         args.l2,
         args.min_count,
+        if args.keep_classes {
+            ", classes kept"
+        } else {
+            ""
+        },
         report.held_before,
         report.held_after
     );
