@@ -8,9 +8,9 @@ pub mod data;
 mod openings;
 
 use crate::board::Board;
-use crate::rules;
 use crate::search::{Limits, Searcher, Silent};
 use crate::types::{Color, Depth, Pos, Rule};
+use crate::{movegen, rules};
 use data::{Game, Label, Outcome};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -65,6 +65,21 @@ pub struct Args {
     /// Seed of the random openings.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The chance, in a position with no threat to answer, of playing a random one of
+    /// the EXPLORE_MOVES best-ordered moves instead of the search's choice: positions
+    /// off the best line, like those a search meets. The labels stay the search's.
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
+    pub explore: f64,
+}
+
+/// How many of the best-ordered moves `--explore` picks from.
+pub const EXPLORE_MOVES: usize = 5;
+
+fn probability(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err("expected a probability from 0 to 1".into()),
+    }
 }
 
 impl Args {
@@ -125,7 +140,19 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
                         Some(list) => list[(g % list.len() as u64) as usize].clone(),
                         None => openings::random(args.seed, g, args.rule, width, height),
                     };
-                    let game = play(args.rule, width, height, &opening, limits, args.threads);
+                    let explore = Explore {
+                        chance: args.explore,
+                        rng: openings::SplitMix(!args.seed ^ g.wrapping_mul(0xD1B5_4A32_D192_ED03)),
+                    };
+                    let game = play(
+                        args.rule,
+                        width,
+                        height,
+                        &opening,
+                        limits,
+                        args.threads,
+                        explore,
+                    );
                     if tx.send((g, game)).is_err() {
                         break;
                     }
@@ -216,6 +243,36 @@ fn open(args: &Args) -> anyhow::Result<std::fs::File> {
 
 /// One game from `opening` to its end, every move searched under `limits` by one
 /// searcher on `threads` threads (on one, a node or depth limit makes it repeatable).
+/// When a game leaves the search's move for another (see `Args::explore`).
+struct Explore {
+    chance: f64,
+    rng: openings::SplitMix,
+}
+
+impl Explore {
+    /// The move to play: usually `best`; with the chance, in a position with no threat
+    /// to answer and no proven value, one of the best-ordered moves at random.
+    fn choose(&mut self, board: &mut Board, best: Pos, value: crate::types::Value) -> Pos {
+        if self.chance <= 0.0 {
+            return best;
+        }
+        let roll = (self.rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+        if roll >= self.chance
+            || value.abs() >= crate::types::VALUE_MATE_BOUND
+            || movegen::threat(board) != movegen::Threat::None
+        {
+            return best;
+        }
+        let mut moves = movegen::generate(board);
+        movegen::sort(board, &mut moves);
+        let n = moves.len().min(EXPLORE_MOVES);
+        if n == 0 {
+            return best;
+        }
+        moves[self.rng.below(n as u64) as usize].pos
+    }
+}
+
 fn play(
     rule: Rule,
     width: usize,
@@ -223,6 +280,7 @@ fn play(
     opening: &[Pos],
     limits: &Limits,
     threads: usize,
+    mut explore: Explore,
 ) -> anyhow::Result<Game> {
     let mut board = Board::new(width, height, rule)?;
     for &p in opening {
@@ -241,9 +299,10 @@ fn play(
             best: r.best,
         });
         let mover = board.side_to_move();
+        let p = explore.choose(&mut board, r.best, r.value);
         // Black plays a foul only when nothing else is left: it loses.
-        let foul = mover == Color::Black && rules::foul(&mut board, r.best).is_some();
-        board.make_move(r.best);
+        let foul = mover == Color::Black && rules::foul(&mut board, p).is_some();
+        board.make_move(p);
         if foul {
             break Outcome::WhiteWon;
         }
@@ -287,12 +346,25 @@ mod tests {
 
     /// Replays a game and checks it: legal moves, labels, and the result on the board.
     fn check(game: &Game) {
+        assert_eq!(explored(game), 0, "self-play plays the best move");
+        check_explored(game);
+    }
+
+    /// How many moves of a game are not its labels' best.
+    fn explored(game: &Game) -> usize {
+        let played = &game.moves[game.opening..];
+        played
+            .iter()
+            .zip(&game.labels)
+            .filter(|(&p, l)| p != l.best)
+            .count()
+    }
+
+    /// `check`, for a game that may have left the best moves.
+    fn check_explored(game: &Game) {
         let mut b = Board::new(game.width, game.height, game.rule).unwrap();
         for (i, &p) in game.moves.iter().enumerate() {
             assert!(b.is_empty(p));
-            if let Some(label) = i.checked_sub(game.opening).map(|k| game.labels[k]) {
-                assert_eq!(label.best, p, "self-play plays the best move");
-            }
             b.make_move(p);
             let won = rules::last_move_won(&mut b);
             assert_eq!(
@@ -354,6 +426,32 @@ mod tests {
         )
         .unwrap();
         assert_ne!(std::fs::read(&three).unwrap(), bytes);
+    }
+
+    #[test]
+    fn exploring_games_leave_the_best_move_sometimes_and_repeatably() {
+        let one = temp("explore-one.wsp");
+        let two = temp("explore-two.wsp");
+        let line = "--games 4 --nodes 800 --seed 3 --explore 0.5";
+        run(&args(&format!("{line} --jobs 1"), &one), &mut Vec::new()).unwrap();
+        run(&args(&format!("{line} --jobs 2"), &two), &mut Vec::new()).unwrap();
+        let bytes = std::fs::read(&one).unwrap();
+        assert_eq!(bytes, std::fs::read(&two).unwrap());
+        let games = data::parse(&bytes).unwrap().games;
+        games.iter().for_each(check_explored);
+        let left: usize = games.iter().map(explored).sum();
+        let searched: usize = games.iter().map(|g| g.labels.len()).sum();
+        assert!(
+            left > 0 && left < searched,
+            "{left} of {searched} moves explored"
+        );
+        let plain = temp("explore-none.wsp");
+        run(
+            &args("--games 4 --nodes 800 --seed 3", &plain),
+            &mut Vec::new(),
+        )
+        .unwrap();
+        assert_ne!(std::fs::read(&plain).unwrap(), bytes);
     }
 
     #[test]

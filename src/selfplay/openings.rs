@@ -113,10 +113,10 @@ pub fn random(seed: u64, game: u64, rule: Rule, width: usize, height: usize) -> 
 }
 
 /// A small, fixed random number generator (SplitMix64): the same openings everywhere.
-struct SplitMix(u64);
+pub(super) struct SplitMix(pub(super) u64);
 
 impl SplitMix {
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -125,7 +125,7 @@ impl SplitMix {
     }
 
     /// A number below `n` (n > 0).
-    fn below(&mut self, n: u64) -> u64 {
+    pub(super) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
