@@ -1,10 +1,12 @@
-//! `pbrain-wuzi selfplay` run as a person runs it: from the command line, stopped in the
-//! middle of a long run, its file read back; and with arguments it cannot use.
+//! `pbrain-wuzi selfplay` and `train` run as a person runs them: self-play from the
+//! command line, stopped in the middle of a long run, its file read back; training on
+//! its games into a weights file the engine can compile in; and arguments neither can use.
 
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
+use wuzi::pattern::weights::Weights;
 use wuzi::selfplay::data;
 
 fn binary() -> Command {
@@ -89,17 +91,144 @@ fn bad_arguments_get_a_clear_message_and_no_file() {
             "cannot read openings /no/such/file",
         ),
     ] {
-        let o = binary()
-            .arg("selfplay")
-            .args(args)
-            .arg("--out")
-            .arg(&out)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success(), "{args:?}");
-        assert!(stderr.contains(expected), "{args:?}: {stderr}");
-        assert!(!stderr.contains("panicked"), "{stderr}");
-        assert!(!out.exists(), "{args:?} left a file");
+        refused("selfplay", args, &out, expected);
+    }
+}
+
+/// `pbrain-wuzi SUBCOMMAND ARGS --out OUT` fails with a message that says `expected`,
+/// without a panic and without writing `out`.
+fn refused(subcommand: &str, args: &[&str], out: &Path, expected: &str) {
+    let o = binary()
+        .arg(subcommand)
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{args:?}");
+    assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!out.exists(), "{args:?} left a file");
+}
+
+fn train(data: &Path, out: &Path, extra: &[&str]) -> Output {
+    binary()
+        .arg("train")
+        .arg(data)
+        .arg("--out")
+        .arg(out)
+        .args(["--iterations", "60", "--min-count", "20"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// The two numbers of the line `label A -> B`.
+fn before_after(stdout: &str, label: &str) -> (f64, f64) {
+    let rest = &stdout[stdout
+        .find(label)
+        .unwrap_or_else(|| panic!("{label}: {stdout}"))..];
+    let nums: Vec<f64> = rest[label.len()..]
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|w| w.parse().ok())
+        .take(2)
+        .collect();
+    (nums[0], nums[1])
+}
+
+#[test]
+fn self_play_then_training_writes_weights_that_fit_better() {
+    let data = temp("games.wsp");
+    let o = binary()
+        .args([
+            "selfplay", "--games", "16", "--nodes", "2000", "--jobs", "2", "--seed", "5",
+        ])
+        .arg("--out")
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let out = temp("freestyle.txt");
+    let o = train(&data, &out, &[]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(stdout.contains("16 games of this rule"), "{stdout}");
+    let (before, after) = before_after(&stdout, "loss on training positions");
+    assert!(after < before, "{stdout}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let w = Weights::parse(&text).unwrap();
+    assert_eq!(w.sides.len(), 1);
+    assert!(text.contains("written by `pbrain-wuzi train`"), "{text}");
+    // The fit moved the class values away from the compiled-in ones.
+    let builtin = wuzi::pattern::weights::builtin(wuzi::types::Rule::Freestyle);
+    assert_ne!(w.sides[0].class, builtin.sides[0].class);
+
+    // The same run again needs --force, and then writes the same bytes.
+    let o = train(&data, &out, &[]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("give --force"));
+    let o = train(&data, &out, &["--force"]);
+    assert!(o.status.success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
+
+    // Training can go on from the file it wrote.
+    let again = temp("again.txt");
+    let o = train(&data, &again, &["--from", out.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}");
+    let (from, _) = before_after(&stdout, "loss on training positions");
+    assert!((from - after).abs() < 1e-4, "{from} vs {after}");
+
+    // Games of another rule are not used.
+    let o = train(&data, &temp("renju.txt"), &["--rule", "renju"]);
+    assert!(!o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("no quiet position of this rule"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bad_training_inputs_get_a_clear_message_and_no_file() {
+    let out = temp("never.txt");
+    let not_data = temp("not-data.wsp");
+    std::fs::write(&not_data, "hello").unwrap();
+    let broken = temp("broken.txt");
+    std::fs::write(&broken, "tempo 3\nclass HFlex3 40\n").unwrap();
+    for (args, expected) in [
+        (
+            vec!["/no/such/file.wsp".to_string()],
+            "cannot read /no/such/file.wsp",
+        ),
+        (
+            vec![not_data.display().to_string()],
+            "not a Wuzi self-play file",
+        ),
+        (
+            vec![
+                not_data.display().to_string(),
+                "--from".into(),
+                broken.display().to_string(),
+            ],
+            "line 2",
+        ),
+        (
+            vec![
+                not_data.display().to_string(),
+                "--lambda".into(),
+                "2".into(),
+            ],
+            "from 0 to 1",
+        ),
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused("train", &args, &out, expected);
     }
 }

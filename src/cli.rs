@@ -58,6 +58,14 @@ pub struct Threads {
     pub threads: usize,
 }
 
+/// A number from 0 to 1 (a chance, or a weight of a mix).
+pub fn probability(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err("expected a number from 0 to 1".into()),
+    }
+}
+
 /// A rule by its protocol number (0, 1, 4, 8, 9) or its name.
 pub fn rule(v: &str) -> Result<Rule, String> {
     match v.to_ascii_lowercase().as_str() {

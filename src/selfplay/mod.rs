@@ -68,19 +68,12 @@ pub struct Args {
     /// The chance, in a position with no threat to answer, of playing a random one of
     /// the EXPLORE_MOVES best-ordered moves instead of the search's choice: positions
     /// off the best line, like those a search meets. The labels stay the search's.
-    #[arg(long, default_value_t = 0.0, value_parser = probability)]
+    #[arg(long, default_value_t = 0.0, value_parser = crate::cli::probability)]
     pub explore: f64,
 }
 
 /// How many of the best-ordered moves `--explore` picks from.
 pub const EXPLORE_MOVES: usize = 5;
-
-fn probability(v: &str) -> Result<f64, String> {
-    match v.parse::<f64>() {
-        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
-        _ => Err("expected a probability from 0 to 1".into()),
-    }
-}
 
 impl Args {
     fn limits(&self) -> Limits {

@@ -284,6 +284,17 @@ mod tests {
         s
     }
 
+    fn settings(iterations: usize, l2: f64, min_count: usize, keep_classes: bool) -> Settings {
+        Settings {
+            iterations,
+            rate: 4.0,
+            l2,
+            min_count,
+            keep_classes,
+            scale: 200.0,
+        }
+    }
+
     #[test]
     fn fitting_recovers_the_teachers_class_values() {
         let student_w =
@@ -296,14 +307,7 @@ mod tests {
         let samples = taught(&teacher, 4000);
         let mut student = Model::new(&student_w, Rule::Freestyle);
         let before = student.loss(&samples, true, 200.0);
-        let settings = Settings {
-            iterations: 600,
-            rate: 4.0,
-            l2: 1e-6,
-            min_count: 1_000_000,
-            keep_classes: false,
-            scale: 200.0,
-        };
+        let settings = settings(600, 1e-6, 1_000_000, false);
         let mut losses = Vec::new();
         student.fit(&samples, &settings, &mut |_, l| losses.push(l));
         let after = student.loss(&samples, true, 200.0);
@@ -348,14 +352,7 @@ mod tests {
         let samples = taught(&Model::new(&teacher_w, Rule::Freestyle), 2000);
         let mut student = Model::new(&student_w, Rule::Freestyle);
         let before = student.loss(&samples, true, 200.0);
-        let settings = Settings {
-            iterations: 300,
-            rate: 4.0,
-            l2: 1e-9,
-            min_count: 10,
-            keep_classes: true,
-            scale: 200.0,
-        };
+        let settings = settings(300, 1e-9, 10, true);
         student.fit(&samples, &settings, &mut |_, _| {});
         assert!(student.loss(&samples, true, 200.0) < before);
         let w = student.weights();

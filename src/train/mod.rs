@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
     /// Weight of the game's result in the target; the search's value has the rest.
-    #[arg(long, default_value_t = 0.5, value_parser = fraction)]
+    #[arg(long, default_value_t = 0.5, value_parser = crate::cli::probability)]
     pub lambda: f64,
     /// Full passes over the data.
     #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..=100_000))]
@@ -60,13 +60,6 @@ pub struct Args {
 
 /// The evaluation units per logistic unit: the curve the engine reports win rates on.
 const SCALE: f64 = 200.0;
-
-fn fraction(v: &str) -> Result<f64, String> {
-    match v.parse::<f64>() {
-        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
-        _ => Err("expected a number from 0 to 1".into()),
-    }
-}
 
 /// What a run did, for the caller and the tests.
 #[derive(Debug)]
