@@ -53,13 +53,21 @@ pub struct Args {
     /// from its class.
     #[arg(long)]
     pub keep_classes: bool,
+    /// Evaluation units per logistic unit, for the search's values and the evaluation
+    /// alike (200 is the curve the engine reports win rates on).
+    #[arg(long, default_value_t = 200.0, value_parser = scale)]
+    pub scale: f64,
     /// Every N-th game is held out to measure the fit (0: none).
     #[arg(long, default_value_t = 10)]
     pub hold_out: usize,
 }
 
-/// The evaluation units per logistic unit: the curve the engine reports win rates on.
-const SCALE: f64 = 200.0;
+fn scale(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if (10.0..=10_000.0).contains(&x) => Ok(x),
+        _ => Err("expected a number from 10 to 10000".into()),
+    }
+}
 
 /// What a run did, for the caller and the tests.
 #[derive(Debug)]
@@ -115,7 +123,7 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
             args.rule,
             &values,
             args.lambda,
-            SCALE,
+            args.scale,
             args.hold_out,
             &mut tally,
         )
@@ -139,11 +147,11 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
         l2: args.l2,
         min_count: args.min_count,
         keep_classes: args.keep_classes,
-        scale: SCALE,
+        scale: args.scale,
     };
     let (train_before, held_before) = (
-        model.loss(&set, false, SCALE),
-        model.loss(&set, true, SCALE),
+        model.loss(&set, false, args.scale),
+        model.loss(&set, true, args.scale),
     );
     model.fit(&set, &settings, &mut |it, loss| {
         let _ = writeln!(progress, "iteration {it}: training loss {loss:.5}");
@@ -154,9 +162,9 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
     let report = Report {
         positions: set.len(),
         train_before,
-        train_after: rounded.loss(&set, false, SCALE),
+        train_after: rounded.loss(&set, false, args.scale),
         held_before,
-        held_after: rounded.loss(&set, true, SCALE),
+        held_after: rounded.loss(&set, true, args.scale),
         weights,
     };
     writeln!(
@@ -168,7 +176,7 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
     let header = format!(
         "Wuzi's evaluation weights for rule {} ({}), written by `pbrain-wuzi train`\n\
          from {} ({} games, {} quiet positions), lambda {}, {} iterations, rate {},\n\
-         l2 {}, min-count {}{}. Loss on held-out games {:.5} -> {:.5}.",
+         l2 {}, min-count {}{}, scale {}. Loss on held-out games {:.5} -> {:.5}.",
         args.rule.protocol(),
         weights::file_name(args.rule).trim_end_matches(".txt"),
         data.join(", "),
@@ -184,6 +192,7 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
         } else {
             ""
         },
+        args.scale,
         report.held_before,
         report.held_after
     );

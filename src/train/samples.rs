@@ -4,7 +4,7 @@
 use crate::board::Board;
 use crate::pattern::{Pattern, Pattern4, NUM_PCODES, PATTERNS_OF_PCODE};
 use crate::selfplay::data::{Game, Outcome};
-use crate::types::{Color, Rule, Value};
+use crate::types::{Color, Rule};
 
 /// What a parameter of the evaluation is: a pattern code's own or their value, for one
 /// colour's weights (`side` 0, or renju's 0 black and 1 white).
@@ -95,8 +95,9 @@ impl Samples {
                             | (Outcome::WhiteWon, Color::White) => 1.0,
                             _ => 0.0,
                         };
-                        // A proven value counts as sure (the curve's value at ±MATE_VALUE).
-                        let value = label.value.clamp(-MATE_VALUE, MATE_VALUE) as f64;
+                        // A proven value counts as all but sure: MATE_UNITS on the curve.
+                        let sure = MATE_UNITS * scale;
+                        let value = (label.value as f64).clamp(-sure, sure);
                         let target =
                             lambda * result + (1.0 - lambda) * win_probability(value, scale);
                         let sides = [side_of(us), side_of(us.opp())];
@@ -167,10 +168,11 @@ impl Samples {
     }
 }
 
-/// What a proven win (or loss) counts as in the target: a value whose win probability is
-/// all but sure. Proven positions stay in the data: leaving them out would keep only the
-/// threats that failed, and teach the evaluation that threats are worth little.
-const MATE_VALUE: Value = 1200;
+/// What a proven win (or loss) counts as in the target, in logistic units: a value whose
+/// win probability is all but sure (0.9975). Proven positions stay in the data: leaving
+/// them out would keep only the threats that failed, and teach the evaluation that
+/// threats are worth little.
+const MATE_UNITS: f64 = 6.0;
 
 /// A position the static evaluation is meant for: no five to make or to stop, and no open
 /// four for the side to move (the search settles those before it evaluates).
@@ -185,7 +187,7 @@ fn quiet(board: &Board) -> bool {
 mod tests {
     use super::*;
     use crate::selfplay::data::Label;
-    use crate::types::{Pos, VALUE_MATE};
+    use crate::types::{Pos, Value, VALUE_MATE};
 
     fn game(moves: &[(usize, usize)], values: &[Value], outcome: Outcome) -> Game {
         let moves: Vec<Pos> = moves.iter().map(|&(x, y)| Pos::new(x, y)).collect();
@@ -234,8 +236,8 @@ mod tests {
         assert_eq!(s.len(), 12);
         let held = s.held_out.iter().filter(|&&h| h).count();
         assert_eq!(held, 6, "the second game");
-        // White's proven loss counts as a sure one, at the curve's value for MATE_VALUE.
-        let want = 0.5 * win_probability(-MATE_VALUE as f64, 200.0);
+        // White's proven loss counts as a sure one, at the curve's value for MATE_UNITS.
+        let want = 0.5 * win_probability(-MATE_UNITS * 200.0, 200.0);
         assert!((s.target[5] as f64 - want).abs() < 1e-6, "{}", s.target[5]);
         assert!(s.target[5] < 0.01);
         // The third position (black to move, value 100): black won, so the target is
