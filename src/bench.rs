@@ -1,7 +1,8 @@
 //! `bench`: fixed positions searched to a fixed depth with cleared tables, one line each,
 //! then the total node count and a signature of every result. The same in every build.
 //! With `--threads N` it measures speed instead: the same positions searched for a fixed
-//! time on 1 to N threads, and the nodes per second of each thread count.
+//! time on 1 to N threads, and the nodes per second of each thread count; or, with
+//! `--to-depth D`, the time each thread count takes to finish depth D.
 
 use crate::board::Board;
 use crate::rules;
@@ -199,6 +200,53 @@ pub fn run_threads(
     Ok(nps)
 }
 
+/// Search every position to `depth` on 1 to `max_threads` threads and report the time
+/// each thread count takes: the total, and the median over positions of its ratio to one
+/// thread's time (returned per thread count; below 1 is faster). Positions one thread
+/// finishes in under a millisecond are left out of the ratios.
+pub fn time_to_depth(
+    max_threads: usize,
+    depth: Depth,
+    out: &mut dyn Write,
+) -> anyhow::Result<Vec<f64>> {
+    let counts = max_threads.max(1);
+    let mut times = vec![Vec::new(); counts];
+    for &(rule, w, h, moves) in POSITIONS {
+        let board = setup(rule, w, h, moves)?;
+        for (t, list) in times.iter_mut().enumerate() {
+            let mut s = Searcher::new(BENCH_TT_BYTES);
+            s.set_threads(t + 1);
+            let limits = Limits {
+                max_depth: Some(depth),
+                ..Limits::default()
+            };
+            let started = Instant::now();
+            s.search(&mut board.clone(), limits, &mut Silent);
+            list.push(started.elapsed());
+        }
+    }
+    let mut medians = Vec::with_capacity(counts);
+    for (t, list) in times.iter().enumerate() {
+        let mut ratios: Vec<f64> = list
+            .iter()
+            .zip(&times[0])
+            .filter(|(_, one)| one.as_secs_f64() >= 1e-3)
+            .map(|(d, one)| d.as_secs_f64() / one.as_secs_f64())
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        let median = ratios.get(ratios.len() / 2).copied().unwrap_or(1.0);
+        medians.push(median);
+        writeln!(
+            out,
+            "threads {:3}  depth {depth}  time (ms) {:7}  median time ratio to 1 thread {:.2}",
+            t + 1,
+            list.iter().sum::<Duration>().as_millis(),
+            median
+        )?;
+    }
+    Ok(medians)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,5 +272,17 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(text.starts_with("threads   1 "), "{text}");
         assert!(text.contains("\nthreads   2 "), "{text}");
+    }
+
+    #[test]
+    fn time_to_depth_reports_every_thread_count() {
+        let mut out = Vec::new();
+        let ratios = time_to_depth(2, 3, &mut out).unwrap();
+        assert_eq!(ratios.len(), 2);
+        assert_eq!(ratios[0], 1.0);
+        assert!(ratios[1] > 0.0);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("threads   1  depth 3 "), "{text}");
+        assert!(text.contains("\nthreads   2  depth 3 "), "{text}");
     }
 }

@@ -36,7 +36,8 @@ pub enum Command {
     /// Play a game on an HTTP Gomoku server (the one of the article Wuzi grew from).
     Online(crate::online::cli::Args),
     /// Search the fixed bench positions and print the node-count signature (on stderr).
-    /// With --threads, measure nodes per second on 1 to N threads instead.
+    /// With --threads, measure nodes per second on 1 to N threads instead, or with
+    /// --to-depth the time 1 to N threads take to reach a depth.
     Bench {
         /// Depth of every search.
         #[arg(default_value_t = crate::bench::DEFAULT_DEPTH, value_parser = depth)]
@@ -47,6 +48,10 @@ pub enum Command {
         /// With --threads: seconds each thread count searches each position.
         #[arg(long, default_value = "1", value_parser = seconds, requires = "threads")]
         seconds: Duration,
+        /// With --threads: time each thread count to this depth instead of measuring its
+        /// speed (the median ratio to one thread's time is what threads buy in depth).
+        #[arg(long, value_parser = depth, requires = "threads", conflicts_with = "seconds")]
+        to_depth: Option<Depth>,
     },
 }
 

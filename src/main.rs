@@ -24,6 +24,14 @@ fn main() -> anyhow::Result<()> {
         }
         Some(Command::Bench {
             threads: Some(threads),
+            to_depth: Some(depth),
+            ..
+        }) => {
+            wuzi::bench::time_to_depth(threads, depth, &mut io::stderr())?;
+            Ok(())
+        }
+        Some(Command::Bench {
+            threads: Some(threads),
             seconds,
             ..
         }) => {
