@@ -6,7 +6,7 @@
 
 use crate::board::Board;
 use crate::rules;
-use crate::search::{Limits, Searcher, Silent};
+use crate::search::{Limits, SearchResult, Searcher, Silent};
 use crate::types::{Depth, Pos, Rule};
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -171,14 +171,12 @@ pub fn run_threads(
     for &(rule, w, h, moves) in POSITIONS {
         let board = setup(rule, w, h, moves)?;
         for t in 0..counts {
-            let mut s = Searcher::new(BENCH_TT_BYTES);
-            s.set_threads(t + 1);
             let limits = Limits {
                 soft: Some(per_position),
                 hard: Some(per_position),
                 ..Limits::default()
             };
-            let r = s.search(&mut board.clone(), limits, &mut Silent);
+            let r = fresh_search(&board, t + 1, limits);
             nodes[t] += r.nodes;
             time[t] += r.elapsed;
         }
@@ -200,6 +198,13 @@ pub fn run_threads(
     Ok(nps)
 }
 
+/// Search `board` on `threads` threads with fresh tables.
+fn fresh_search(board: &Board, threads: usize, limits: Limits) -> SearchResult {
+    let mut s = Searcher::new(BENCH_TT_BYTES);
+    s.set_threads(threads);
+    s.search(&mut board.clone(), limits, &mut Silent)
+}
+
 /// Search every position to `depth` on 1 to `max_threads` threads and report the time
 /// each thread count takes: the total, and the median over positions of its ratio to one
 /// thread's time (returned per thread count; below 1 is faster). Positions one thread
@@ -214,15 +219,11 @@ pub fn time_to_depth(
     for &(rule, w, h, moves) in POSITIONS {
         let board = setup(rule, w, h, moves)?;
         for (t, list) in times.iter_mut().enumerate() {
-            let mut s = Searcher::new(BENCH_TT_BYTES);
-            s.set_threads(t + 1);
             let limits = Limits {
                 max_depth: Some(depth),
                 ..Limits::default()
             };
-            let started = Instant::now();
-            s.search(&mut board.clone(), limits, &mut Silent);
-            list.push(started.elapsed());
+            list.push(fresh_search(&board, t + 1, limits).elapsed);
         }
     }
     let mut medians = Vec::with_capacity(counts);

@@ -370,8 +370,8 @@ impl Board {
     pub fn pcode(&self, p: Pos, c: Color) -> u16 {
         pattern::code_of_packed(self.code[p.idx()][c.idx()])
     }
-    /// The sum over empty cells of `c`'s values: its own values (`role` 0) or their values
-    /// (`role` 1) in the weights of `pattern::weights`.
+    /// The sum over empty cells of `c`'s values: its own values (`role` `weights::OWN`)
+    /// or their values (`weights::THEIR`) in the weights of `pattern::weights`.
     #[inline]
     pub fn value_sum(&self, c: Color, role: usize) -> i32 {
         self.value[c.idx()][role]

@@ -2,6 +2,7 @@
 //! move scores used by move ordering.
 
 use crate::board::Board;
+use crate::pattern::weights::{OWN, THEIR};
 use crate::pattern::{Pattern, Pattern4};
 use crate::types::{Pos, Value};
 
@@ -11,7 +12,7 @@ use crate::types::{Pos, Value};
 /// `src/pattern/weights/`, and the board keeps the sums up to date move by move.
 pub fn evaluate(board: &Board) -> Value {
     let us = board.side_to_move();
-    board.value_sum(us, 0) - board.value_sum(us.opp(), 1) + board.tempo()
+    board.value_sum(us, OWN) - board.value_sum(us.opp(), THEIR) + board.tempo()
 }
 
 /// Ordering weight of a line pattern for the side that would play it.

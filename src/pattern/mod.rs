@@ -208,21 +208,16 @@ impl RuleTables {
         };
         let mut packed = Vec::with_capacity(colours.len() * NUM_COMBOS);
         for &renju_black in colours {
+            let by_code: Vec<u16> = PATTERNS_OF_PCODE
+                .iter()
+                .enumerate()
+                .map(|(code, &p)| packed_code(code as u16, combine(p, renju_black)))
+                .collect();
+            // An index with a nibble that is no pattern is never read; its code is 0.
             packed.extend(
                 pcode::PCODE_OF_COMBO
                     .iter()
-                    .enumerate()
-                    .map(|(idx, &code)| {
-                        let nibbles = [0, 1, 2, 3].map(|d| (idx >> (4 * d)) & 15);
-                        if nibbles.iter().all(|&n| n < Pattern::COUNT) {
-                            packed_code(
-                                code,
-                                combine(PATTERNS_OF_PCODE[code as usize], renju_black),
-                            )
-                        } else {
-                            0
-                        }
-                    }),
+                    .map(|&code| by_code[code as usize]),
             );
         }
         let w = weights::builtin(rule);

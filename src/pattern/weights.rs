@@ -24,6 +24,11 @@ use std::fmt::Write;
 /// Own and their value of one code or class.
 pub type Pair = [i32; 2];
 
+/// Where a `Pair` (and the board's sums) keeps the value to the side to move.
+pub const OWN: usize = 0;
+/// Where it keeps the value to the side that has just moved.
+pub const THEIR: usize = 1;
+
 /// One colour's weights.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SideWeights {

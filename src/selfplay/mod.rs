@@ -66,14 +66,14 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// The chance, in a position with no threat to answer, of playing a random one of
-    /// the EXPLORE_MOVES best-ordered moves instead of the search's choice: positions
-    /// off the best line, like those a search meets. The labels stay the search's.
+    /// the five best-ordered moves instead of the search's choice: positions off the
+    /// best line, like those a search meets. The labels stay the search's.
     #[arg(long, default_value_t = 0.0, value_parser = crate::cli::probability)]
     pub explore: f64,
 }
 
 /// How many of the best-ordered moves `--explore` picks from.
-pub const EXPLORE_MOVES: usize = 5;
+const EXPLORE_MOVES: usize = 5;
 
 impl Args {
     fn limits(&self) -> Limits {
@@ -133,10 +133,7 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
                         Some(list) => list[(g % list.len() as u64) as usize].clone(),
                         None => openings::random(args.seed, g, args.rule, width, height),
                     };
-                    let explore = Explore {
-                        chance: args.explore,
-                        rng: openings::SplitMix(!args.seed ^ g.wrapping_mul(0xD1B5_4A32_D192_ED03)),
-                    };
+                    let explore = Explore::new(args.explore, args.seed, g);
                     let game = play(
                         args.rule,
                         width,
@@ -234,8 +231,6 @@ fn open(args: &Args) -> anyhow::Result<std::fs::File> {
     Ok(file)
 }
 
-/// One game from `opening` to its end, every move searched under `limits` by one
-/// searcher on `threads` threads (on one, a node or depth limit makes it repeatable).
 /// When a game leaves the search's move for another (see `Args::explore`).
 struct Explore {
     chance: f64,
@@ -243,14 +238,21 @@ struct Explore {
 }
 
 impl Explore {
+    /// Game `game` of a run with `seed`: its own generator, apart from the openings'.
+    fn new(chance: f64, seed: u64, game: u64) -> Explore {
+        Explore {
+            chance,
+            rng: openings::SplitMix(!seed ^ game.wrapping_mul(0xD1B5_4A32_D192_ED03)),
+        }
+    }
+
     /// The move to play: usually `best`; with the chance, in a position with no threat
     /// to answer and no proven value, one of the best-ordered moves at random.
     fn choose(&mut self, board: &mut Board, best: Pos, value: crate::types::Value) -> Pos {
         if self.chance <= 0.0 {
             return best;
         }
-        let roll = (self.rng.next() >> 11) as f64 / (1u64 << 53) as f64;
-        if roll >= self.chance
+        if self.rng.fraction() >= self.chance
             || value.abs() >= crate::types::VALUE_MATE_BOUND
             || movegen::threat(board) != movegen::Threat::None
         {
@@ -266,6 +268,8 @@ impl Explore {
     }
 }
 
+/// One game from `opening` to its end, every move searched under `limits` by one
+/// searcher on `threads` threads (on one, a node or depth limit makes it repeatable).
 fn play(
     rule: Rule,
     width: usize,

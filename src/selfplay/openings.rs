@@ -112,16 +112,22 @@ pub fn random(seed: u64, game: u64, rule: Rule, width: usize, height: usize) -> 
     best.map(|(_, m)| m).unwrap_or_default()
 }
 
-/// A small, fixed random number generator (SplitMix64): the same openings everywhere.
+/// A small, fixed random number generator (SplitMix64): the same openings and the same
+/// explored moves everywhere.
 pub(super) struct SplitMix(pub(super) u64);
 
 impl SplitMix {
-    pub(super) fn next(&mut self) -> u64 {
+    fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+
+    /// A number from 0 (included) to 1 (excluded).
+    pub(super) fn fraction(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// A number below `n` (n > 0).

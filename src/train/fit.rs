@@ -6,9 +6,9 @@
 //! learn from all their codes; a residual learns only for codes seen often enough, and is
 //! held near zero by an L2 penalty, so rare codes keep their class's value.
 
-use super::samples::{is_empty_code, param, win_probability, Samples};
+use super::samples::{param, win_probability, Samples};
 use crate::pattern::weights::{SideWeights, Weights};
-use crate::pattern::{combine, Pattern4, NUM_PCODES, PATTERNS_OF_PCODE};
+use crate::pattern::{combine, Pattern, Pattern4, NUM_PCODES, PATTERNS_OF_PCODE};
 use crate::types::Rule;
 use std::collections::BTreeMap;
 
@@ -39,6 +39,21 @@ pub struct Settings {
     pub keep_classes: bool,
     /// Evaluation units per logistic unit.
     pub scale: f64,
+}
+
+/// The codes training leaves as they are: cells with no stone of their colour near
+/// enough to matter (every pattern empty-line or dead). They cover most of the board, so
+/// a value learned for them would mostly count the empty cells.
+fn is_empty_code(code: u16) -> bool {
+    PATTERNS_OF_PCODE[code as usize]
+        .iter()
+        .all(|p| matches!(p, Pattern::Dead | Pattern::B1 | Pattern::F1))
+}
+
+/// The loss of predicting `p` for the target `t`, both win probabilities.
+fn cross_entropy(p: f64, t: f64) -> f64 {
+    let p = p.clamp(1e-12, 1.0 - 1e-12);
+    -(t * p.ln() + (1.0 - t) * (1.0 - p).ln())
 }
 
 fn class_index(side: usize, class: Pattern4, role: usize) -> usize {
@@ -129,19 +144,15 @@ impl Model {
         let values = self.values();
         let (mut sum, mut n) = (0.0, 0usize);
         for i in (0..samples.len()).filter(|&i| samples.held_out[i] == held) {
-            let p =
-                win_probability(self.eval(samples, i, &values), scale).clamp(1e-12, 1.0 - 1e-12);
-            let t = samples.target[i] as f64;
-            sum -= t * p.ln() + (1.0 - t) * (1.0 - p).ln();
+            let p = win_probability(self.eval(samples, i, &values), scale);
+            sum += cross_entropy(p, samples.target[i] as f64);
             n += 1;
         }
         sum / n.max(1) as f64
     }
 
     fn eval(&self, samples: &Samples, i: usize, values: &[f64]) -> f64 {
-        self.tempo
-            + samples.offset[i] as f64
-            + samples.features(i).map(|(p, n)| n * values[p]).sum::<f64>()
+        self.tempo + samples.features(i).map(|(p, n)| n * values[p]).sum::<f64>()
     }
 
     /// Fit to the training samples; `progress` hears the training loss now and then.
@@ -168,8 +179,7 @@ impl Model {
             for &i in &train {
                 let p = win_probability(self.eval(samples, i, &values), s.scale);
                 let t = samples.target[i] as f64;
-                let pc = p.clamp(1e-12, 1.0 - 1e-12);
-                loss -= t * pc.ln() + (1.0 - t) * (1.0 - pc).ln();
+                loss += cross_entropy(p, t);
                 let g = (p - t) / s.scale / n;
                 grad_tempo += g;
                 for (k, c) in samples.features(i) {
@@ -250,7 +260,6 @@ mod tests {
         ]
         .map(pcode);
         let mut s = Samples::default();
-        s.start.push(0);
         let mut rng = 12345u64;
         let values = teacher.values();
         for i in 0..n {
@@ -262,24 +271,17 @@ mod tests {
                         .wrapping_add(1442695040888963407);
                     let count = (rng >> 60) as i16 % 3;
                     if count > 0 && (j + role) % 2 == i % 2 {
-                        feats.push((param(0, code, role), if role == 0 { count } else { -count }));
+                        let sign = if role == 0 { 1 } else { -1 };
+                        feats.push((param(0, code, role) as u32, sign * count));
                     }
                 }
             }
-            feats.sort();
             let e = teacher.tempo
                 + feats
                     .iter()
-                    .map(|&(p, c)| c as f64 * values[p])
+                    .map(|&(p, c)| c as f64 * values[p as usize])
                     .sum::<f64>();
-            for (p, c) in feats {
-                s.param.push(p as u32);
-                s.count.push(c);
-            }
-            s.start.push(s.param.len() as u32);
-            s.target.push(win_probability(e, 200.0) as f32);
-            s.offset.push(0.0);
-            s.held_out.push(i % 10 == 0);
+            s.push_features(feats, win_probability(e, 200.0), i % 10 == 0);
         }
         s
     }

@@ -105,7 +105,6 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
         }
     );
     let mut model = fit::Model::new(&start, args.rule);
-    let values = model.values();
     let mut set = samples::Samples::default();
     let mut tally = samples::Tally::default();
     for path in &args.data {
@@ -121,7 +120,6 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
         set.add(
             &contents.games,
             args.rule,
-            &values,
             args.lambda,
             args.scale,
             args.hold_out,

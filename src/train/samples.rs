@@ -2,7 +2,8 @@
 //! its pattern codes, with the value it should evaluate to.
 
 use crate::board::Board;
-use crate::pattern::{Pattern, Pattern4, NUM_PCODES, PATTERNS_OF_PCODE};
+use crate::pattern::weights::{OWN, THEIR};
+use crate::pattern::{Pattern4, NUM_PCODES};
 use crate::selfplay::data::{Game, Outcome};
 use crate::types::{Color, Rule};
 
@@ -13,7 +14,6 @@ pub fn param(side: usize, code: u16, role: usize) -> usize {
 }
 
 /// The positions, stored flat: sample `i` has the features `start[i]..start[i + 1]`.
-#[derive(Default)]
 pub struct Samples {
     /// Per feature: the parameter and how many times it counts (negative for the side
     /// that just moved, whose values are subtracted).
@@ -22,11 +22,20 @@ pub struct Samples {
     pub start: Vec<u32>,
     /// Per sample: the win probability it should evaluate to, for the side to move.
     pub target: Vec<f32>,
-    /// Per sample: the values of its frozen codes (see `is_empty_code`), which training
-    /// leaves as they are.
-    pub offset: Vec<f32>,
-    /// Per sample: 1 if it comes from a held-out game (for validation), else 0.
+    /// Per sample: whether it comes from a held-out game (kept for validation).
     pub held_out: Vec<bool>,
+}
+
+impl Default for Samples {
+    fn default() -> Samples {
+        Samples {
+            param: Vec::new(),
+            count: Vec::new(),
+            start: vec![0],
+            target: Vec::new(),
+            held_out: Vec::new(),
+        }
+    }
 }
 
 /// What was read, for the report.
@@ -35,7 +44,7 @@ pub struct Tally {
     pub games: usize,
     pub other_rule: usize,
     pub positions: usize,
-    /// Searched positions left out: proven values, or a five or open four on the board.
+    /// Searched positions left out: a five to make or stop, or an own open four.
     pub not_quiet: usize,
 }
 
@@ -44,34 +53,19 @@ pub fn win_probability(v: f64, scale: f64) -> f64 {
     1.0 / (1.0 + (-v / scale).exp())
 }
 
-/// The codes training leaves as they are: cells with no stone of their colour near
-/// enough to matter (every pattern empty-line or dead). They cover most of the board, so
-/// a value learned for them would mostly count the empty cells.
-pub fn is_empty_code(code: u16) -> bool {
-    PATTERNS_OF_PCODE[code as usize]
-        .iter()
-        .all(|p| matches!(p, Pattern::Dead | Pattern::B1 | Pattern::F1))
-}
-
 impl Samples {
     /// Add the quiet positions of `games` under `rule`. The target mixes the game's
     /// result (weight `lambda`) with the search's value, both as win probabilities on
-    /// the curve of `scale`. Every `hold_out`-th game (if not 0) is held out. `values`
-    /// holds every parameter's value (by `param`), for the frozen codes.
-    #[allow(clippy::too_many_arguments)]
+    /// the curve of `scale`. Every `hold_out`-th game (if not 0) is held out.
     pub fn add(
         &mut self,
         games: &[Game],
         rule: Rule,
-        values: &[f64],
         lambda: f64,
         scale: f64,
         hold_out: usize,
         tally: &mut Tally,
     ) -> anyhow::Result<()> {
-        if self.start.is_empty() {
-            self.start.push(0);
-        }
         let sides = if rule == Rule::Renju { 2 } else { 1 };
         let side_of = |c: Color| c.idx().min(sides - 1);
         for (g, game) in games.iter().enumerate() {
@@ -101,7 +95,7 @@ impl Samples {
                         let target =
                             lambda * result + (1.0 - lambda) * win_probability(value, scale);
                         let sides = [side_of(us), side_of(us.opp())];
-                        self.push(&board, sides, values, target, held);
+                        self.push(&board, sides, target, held);
                     }
                 }
                 anyhow::ensure!(
@@ -116,24 +110,22 @@ impl Samples {
         Ok(())
     }
 
-    fn push(&mut self, board: &Board, sides: [usize; 2], values: &[f64], target: f64, held: bool) {
+    fn push(&mut self, board: &Board, sides: [usize; 2], target: f64, held: bool) {
         let us = board.side_to_move();
-        let mut counts: Vec<(u32, i16)> = Vec::with_capacity(64);
-        let mut offset = 0.0;
+        let mut features = Vec::with_capacity(64);
         for p in board.cells().filter(|&p| board.is_empty(p)) {
-            for (c, role, sign) in [(us, 0, 1), (us.opp(), 1, -1)] {
-                let code = board.pcode(p, c);
-                let k = param(sides[role], code, role);
-                if is_empty_code(code) {
-                    offset += sign as f64 * values[k];
-                } else {
-                    counts.push((k as u32, sign));
-                }
+            for (c, role, sign) in [(us, OWN, 1), (us.opp(), THEIR, -1)] {
+                features.push((param(sides[role], board.pcode(p, c), role) as u32, sign));
             }
         }
-        counts.sort_unstable_by_key(|&(p, _)| p);
+        self.push_features(features, target, held);
+    }
+
+    /// Add one sample: its features as (parameter, count) in any order, repeats allowed.
+    pub fn push_features(&mut self, mut features: Vec<(u32, i16)>, target: f64, held: bool) {
+        features.sort_unstable_by_key(|&(p, _)| p);
         let mut last = u32::MAX;
-        for (p, n) in counts {
+        for (p, n) in features {
             if p == last {
                 *self.count.last_mut().expect("a feature") += n;
             } else {
@@ -144,7 +136,6 @@ impl Samples {
         }
         self.start.push(self.param.len() as u32);
         self.target.push(target as f32);
-        self.offset.push(offset as f32);
         self.held_out.push(held);
     }
 
@@ -214,17 +205,8 @@ mod tests {
         let g = game(&moves, &values, Outcome::BlackWon);
         let mut s = Samples::default();
         let mut tally = Tally::default();
-        let zero = vec![0.0; 2 * NUM_PCODES * 2];
-        s.add(
-            &[g.clone(), g],
-            Rule::Freestyle,
-            &zero,
-            0.5,
-            200.0,
-            2,
-            &mut tally,
-        )
-        .unwrap();
+        s.add(&[g.clone(), g], Rule::Freestyle, 0.5, 200.0, 2, &mut tally)
+            .unwrap();
         // Per game: the last position (black to move with an open four) is left out.
         let want = Tally {
             games: 2,
@@ -255,10 +237,7 @@ mod tests {
         let mut want = std::collections::BTreeMap::new();
         for p in board.cells().filter(|&p| board.is_empty(p)) {
             for (c, role, sign) in [(Color::White, 0, 1), (Color::Black, 1, -1)] {
-                let code = board.pcode(p, c);
-                if !is_empty_code(code) {
-                    *want.entry(param(0, code, role)).or_insert(0.0) += sign as f64;
-                }
+                *want.entry(param(0, board.pcode(p, c), role)).or_insert(0.0) += sign as f64;
             }
         }
         let got: std::collections::BTreeMap<usize, f64> = s.features(3).collect();
@@ -272,13 +251,12 @@ mod tests {
         let mut other = bad.clone();
         other.rule = Rule::Renju;
         let (mut s, mut tally) = (Samples::default(), Tally::default());
-        let zero = vec![0.0; 2 * NUM_PCODES * 2];
         let e = s
-            .add(&[bad], Rule::Freestyle, &zero, 0.5, 200.0, 0, &mut tally)
+            .add(&[bad], Rule::Freestyle, 0.5, 200.0, 0, &mut tally)
             .unwrap_err();
         assert!(e.to_string().contains("game 1: move 2"), "{e}");
         let mut tally = Tally::default();
-        s.add(&[other], Rule::Freestyle, &zero, 0.5, 200.0, 0, &mut tally)
+        s.add(&[other], Rule::Freestyle, 0.5, 200.0, 0, &mut tally)
             .unwrap();
         assert_eq!(tally.other_rule, 1);
     }
