@@ -86,6 +86,16 @@ fn late_move_reduction(depth: Depth, new_depth: Depth, i: usize, pv: bool, refut
     r.clamp(0, new_depth - 1)
 }
 
+/// True if the main thread, holding `best`, takes a helper's finished iteration (depth,
+/// move, value) as its own: not against a result it has proven, nor a proven loss (the
+/// main thread's own move is then searched for the longest defence), nor a move its root
+/// does not search (one its threat check dropped).
+fn adoptable(best: &SearchResult, root: &[ScoredMove], f: &Finished) -> bool {
+    best.value.abs() < VALUE_MATE_BOUND
+        && f.value > -VALUE_MATE_BOUND
+        && root.iter().any(|m| Some(&m.pos) == f.pv.first())
+}
+
 /// Quiet moves that refuted a sibling position: this ply's killers, and the move that last
 /// refuted the opponent's previous move (the counter move). They are ordered early and
 /// reduced less.
@@ -141,8 +151,10 @@ pub(super) struct Shared<'a> {
     pub helper_nodes: AtomicU64,
     /// The main thread's nodes, as of its last poll (for the helpers' node limit).
     pub main_nodes: AtomicU64,
-    /// The deepest iteration a helper has finished: its depth, best move and value.
-    pub deepest: std::sync::Mutex<Option<(Depth, Pos, Value)>>,
+    /// The deepest iteration a helper has finished.
+    pub deepest: std::sync::Mutex<Option<Finished>>,
+    /// The depth of `deepest` (0 for none), to read without the lock.
+    pub deepest_depth: AtomicI32,
     /// The depth of the main thread's current iteration.
     pub main_depth: AtomicI32,
 }
@@ -155,9 +167,18 @@ impl Shared<'_> {
             helper_nodes: AtomicU64::new(0),
             main_nodes: AtomicU64::new(0),
             deepest: std::sync::Mutex::new(None),
+            deepest_depth: AtomicI32::new(0),
             main_depth: AtomicI32::new(0),
         }
     }
+}
+
+/// A helper's finished iteration: its depth, value and line (best move first).
+#[derive(Clone, Debug)]
+pub(super) struct Finished {
+    pub depth: Depth,
+    pub value: Value,
+    pub pv: Vec<Pos>,
 }
 
 /// How a node starts (see `Worker::enter`).
@@ -186,6 +207,12 @@ pub(super) struct Worker<'a> {
     /// The deepest ply reached in this iteration.
     seldepth: i32,
     aborted: bool,
+    /// Main thread: the depth of its current iteration, whether a helper's finished
+    /// iteration this deep may end it (`supersede`), and whether one did (`superseded`,
+    /// with `aborted`).
+    iteration: Depth,
+    supersede: bool,
+    superseded: bool,
     /// By ply: the best line found from the PV node searched last at that ply (empty for
     /// other nodes). The table cannot be relied on for it: other positions, from this
     /// thread or another, may take its entries.
@@ -214,6 +241,9 @@ impl<'a> Worker<'a> {
             flushed: 0,
             seldepth: 0,
             aborted: false,
+            iteration: 0,
+            supersede: false,
+            superseded: false,
             pv: vec![Vec::new(); MAX_PLY as usize + 2],
             root_pv: Vec::new(),
         }
@@ -280,9 +310,45 @@ impl<'a> Worker<'a> {
             .unwrap_or(MAX_DEPTH)
             .clamp(1, MAX_DEPTH);
         let mut unchanged = 0;
-        for depth in 1..=max_depth {
-            self.shared.main_depth.store(depth, Ordering::Relaxed);
+        // Helpers' iterations replace the main thread's own when at least as deep (with
+        // one line wanted): `supersede` lets a poll end an iteration a helper has already
+        // finished, and `refused` is the deepest helper result this thread would not take.
+        self.supersede = multipv == 1;
+        let mut refused = 0;
+        let mut depth = 0;
+        while depth < max_depth {
+            depth += 1;
             let previous_best = best.best;
+            if self.supersede {
+                if let Some(f) = self.deepest_helper(depth.max(refused + 1)) {
+                    if adoptable(&best, &root, &f) {
+                        depth = f.depth;
+                        previous[0] = f.value;
+                        self.adopt(board, &mut root, &mut best, f);
+                        observer.iteration(&IterationReport {
+                            depth,
+                            seldepth: self.seldepth.max(depth),
+                            value: best.value,
+                            nodes: self.total_nodes(),
+                            elapsed: self.start.elapsed(),
+                            pv: best.pv.clone(),
+                            lines: best.lines.clone(),
+                        });
+                        unchanged = if best.best != previous_best {
+                            0
+                        } else {
+                            unchanged + 1
+                        };
+                        if self.iteration_ends_search(best.value, depth, root.len(), unchanged) {
+                            break;
+                        }
+                        continue;
+                    }
+                    refused = f.depth;
+                }
+            }
+            self.iteration = depth.max(refused + 1);
+            self.shared.main_depth.store(depth, Ordering::Relaxed);
             self.seldepth = 0;
             let mut lines = Vec::with_capacity(multipv);
             // Line k is the best of the root moves from k on; the search moves it to k.
@@ -305,6 +371,13 @@ impl<'a> Worker<'a> {
                 });
             }
             if self.aborted {
+                if self.superseded {
+                    // A helper finished this depth first: take its result instead.
+                    self.aborted = false;
+                    self.superseded = false;
+                    depth -= 1;
+                    continue;
+                }
                 break;
             }
             lines.sort_by_key(|l| std::cmp::Reverse(l.value));
@@ -323,50 +396,86 @@ impl<'a> Worker<'a> {
                 pv: best.pv.clone(),
                 lines: best.lines.clone(),
             });
-            // A proven win needs no more iterations; a proven loss keeps searching for the
-            // longest defence while time lasts.
-            let value = best.value;
-            if value >= VALUE_MATE_BOUND && depth >= 2 || root.len() == 1 {
-                break;
-            }
             unchanged = if depth > 1 && best.best != previous_best {
                 0
             } else {
                 unchanged + 1
             };
-            if let Some(soft) = self.limits.soft {
-                let hard = self.limits.hard.unwrap_or(Duration::MAX);
-                let target = time::iteration_target(soft, hard, unchanged, self.limits.match_bound);
-                if self.start.elapsed() >= target {
-                    break;
-                }
+            if self.iteration_ends_search(best.value, depth, root.len(), unchanged) {
+                break;
             }
         }
-        // A helper that finished a deeper iteration than this thread knows better (unless
-        // this thread has proven the result, or the move is one it does not search).
-        let deepest = *self
-            .shared
-            .deepest
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some((d, p, v)) = deepest {
-            if multipv == 1
-                && d > best.depth
-                && best.value.abs() < VALUE_MATE_BOUND
-                && v > -VALUE_MATE_BOUND
-                && root.iter().any(|m| m.pos == p)
-            {
-                best.best = p;
-                best.value = v;
-                best.depth = d;
-                if best.pv.first() != Some(&p) {
-                    best.pv = self.extract_pv(board, p);
-                }
+        // A helper that finished a deeper iteration than this thread knows better.
+        if let Some(f) = self.deepest_helper(best.depth + 1) {
+            if multipv == 1 && adoptable(&best, &root, &f) {
+                self.adopt(board, &mut root, &mut best, f);
             }
         }
         best.nodes = self.total_nodes();
         best.elapsed = self.start.elapsed();
         best
+    }
+
+    /// The deepest iteration a helper has finished, if it is at least `depth` deep.
+    fn deepest_helper(&self, depth: Depth) -> Option<Finished> {
+        if self.shared.deepest_depth.load(Ordering::Relaxed) < depth {
+            return None;
+        }
+        let deepest = self
+            .shared
+            .deepest
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        deepest.clone().filter(|f| f.depth >= depth)
+    }
+
+    /// Take a helper's finished iteration as this thread's latest: its move goes first
+    /// in `root` for the next iteration, and its line becomes this thread's.
+    fn adopt(
+        &mut self,
+        board: &mut Board,
+        root: &mut [ScoredMove],
+        best: &mut SearchResult,
+        f: Finished,
+    ) {
+        let p = f.pv[0];
+        if let Some(i) = root.iter().position(|m| m.pos == p) {
+            root[..=i].rotate_right(1);
+        }
+        self.root_pv = f.pv;
+        best.best = p;
+        best.value = f.value;
+        best.depth = f.depth;
+        best.pv = self.extract_pv(board, p);
+        best.nodes = self.total_nodes();
+        best.lines = vec![RootLine {
+            value: f.value,
+            pv: best.pv.clone(),
+        }];
+    }
+
+    /// After an iteration of `depth` that found `value`: true if the search is over. A
+    /// proven win needs no more iterations (a proven loss keeps searching for the longest
+    /// defence while time lasts), a single legal move none at all; the clock decides the
+    /// rest, given the iterations in a row the best move has not changed.
+    fn iteration_ends_search(
+        &self,
+        value: Value,
+        depth: Depth,
+        root_moves: usize,
+        unchanged: u32,
+    ) -> bool {
+        if value >= VALUE_MATE_BOUND && depth >= 2 || root_moves == 1 {
+            return true;
+        }
+        match self.limits.soft {
+            Some(soft) => {
+                let hard = self.limits.hard.unwrap_or(Duration::MAX);
+                let target = time::iteration_target(soft, hard, unchanged, self.limits.match_bound);
+                self.start.elapsed() >= target
+            }
+            None => false,
+        }
     }
 
     /// A helper's search: iterative deepening over every root move until the main thread
@@ -396,14 +505,27 @@ impl<'a> Worker<'a> {
                 break;
             }
             previous = value;
-            if let Some((p, v)) = found {
+            // A helper's proven loss is not passed on: the main thread keeps its own
+            // move, searched for the longest defence.
+            if let Some((p, v)) = found.filter(|&(_, v)| v > -VALUE_MATE_BOUND) {
                 let mut deepest = self
                     .shared
                     .deepest
                     .lock()
                     .unwrap_or_else(|e| e.into_inner());
-                if deepest.is_none_or(|(d, _, _)| depth > d) {
-                    *deepest = Some((depth, p, v));
+                if deepest.as_ref().is_none_or(|f| depth > f.depth) {
+                    // `root_pv` is the line of the move that last raised alpha: `p`.
+                    let pv = if self.root_pv.first() == Some(&p) {
+                        self.root_pv.clone()
+                    } else {
+                        vec![p]
+                    };
+                    *deepest = Some(Finished {
+                        depth,
+                        value: v,
+                        pv,
+                    });
+                    self.shared.deepest_depth.store(depth, Ordering::Relaxed);
                 }
             }
         }
@@ -589,6 +711,13 @@ impl<'a> Worker<'a> {
                 }
                 if self.limits.max_nodes.is_some() {
                     self.shared.main_nodes.store(self.nodes, Ordering::Relaxed);
+                }
+                if !self.aborted
+                    && self.supersede
+                    && self.shared.deepest_depth.load(Ordering::Relaxed) >= self.iteration
+                {
+                    self.aborted = true;
+                    self.superseded = true;
                 }
             } else {
                 if self.shared.done.load(Ordering::Relaxed) {
@@ -1066,10 +1195,17 @@ mod tests {
     /// The main thread's answer to a quiet middlegame at depth 2, after a helper reported
     /// finishing `deepest`, and under `rule`.
     fn answer_with(deepest: Option<(Depth, Pos, Value)>, moves: &str) -> SearchResult {
+        let deepest = deepest.map(|(depth, p, value)| Finished {
+            depth,
+            value,
+            pv: vec![p],
+        });
         let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, moves).unwrap();
         let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
         let shared = Shared::new(&stop);
+        let depth = deepest.as_ref().map_or(0, |f| f.depth);
         *shared.deepest.lock().unwrap() = deepest;
+        shared.deepest_depth.store(depth, Ordering::Relaxed);
         let limits = Limits {
             max_depth: Some(2),
             ..Limits::default()
@@ -1088,15 +1224,14 @@ mod tests {
             .into_iter()
             .find(|&p| p != own.best)
             .unwrap();
-        let r = answer_with(Some((3, other, 40)), quiet);
-        assert_eq!((r.best, r.value, r.depth), (other, 40, 3));
-        assert_eq!(r.pv[0], other);
-        // Not when it is no deeper, nor proven lost, nor a cell the root does not search.
-        for deepest in [
-            (2, other, 40),
-            (3, other, -VALUE_MATE_BOUND),
-            (3, Pos::new(0, 0), 40),
-        ] {
+        for d in [2, 3] {
+            // As deep as the main thread goes, it saves the main thread that iteration.
+            let r = answer_with(Some((d, other, 40)), quiet);
+            assert_eq!((r.best, r.value, r.depth), (other, 40, d));
+            assert_eq!(r.pv[0], other);
+        }
+        // Not when it is proven lost, nor a cell the root does not search.
+        for deepest in [(3, other, -VALUE_MATE_BOUND), (3, Pos::new(0, 0), 40)] {
             let r = answer_with(Some(deepest), quiet);
             assert_eq!((r.best, r.depth), (own.best, 2), "{deepest:?}");
         }
@@ -1104,6 +1239,23 @@ mod tests {
         let won = "7,7 0,0 8,7 0,2 9,7 0,4";
         let r = answer_with(Some((9, Pos::new(5, 5), 40)), won);
         assert!(r.value >= VALUE_MATE_BOUND, "{r:?}");
+    }
+
+    #[test]
+    fn a_helper_finishing_the_current_iteration_ends_it_at_the_next_poll() {
+        let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
+        let (shared, limits) = (Shared::new(&stop), Limits::default());
+        let mut w = Worker::new(0, &tt, &mut tables, &shared, &limits, Instant::now());
+        (w.supersede, w.iteration) = (true, 4);
+        shared.deepest_depth.store(3, Ordering::Relaxed);
+        assert!(!w.out_of_budget());
+        shared.deepest_depth.store(4, Ordering::Relaxed);
+        assert!(w.out_of_budget() && w.superseded);
+        // A stop is a stop, not a helper's iteration to take.
+        let mut w = Worker::new(0, &tt, &mut tables, &shared, &limits, Instant::now());
+        (w.supersede, w.iteration) = (true, 4);
+        stop.store(true, Ordering::Relaxed);
+        assert!(w.out_of_budget() && !w.superseded);
     }
 
     #[test]
