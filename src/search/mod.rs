@@ -5,8 +5,10 @@
 //! Threads follow the "lazy" scheme: every thread searches the same root position, and
 //! what one learns reaches the others through the shared table. Helpers search deeper
 //! than the main thread's current iteration, so the threads do not walk the same tree in
-//! step. The main thread owns the clock and the answer: its own best move, or a helper's
-//! when that helper has finished a deeper iteration. When it stops, every helper stops.
+//! step. The main thread owns the clock and the answer: a helper's finished iteration at
+//! least as deep as the main thread's current one ends that iteration and becomes the main
+//! thread's own, so the answer comes from the deepest iteration any thread finished. When
+//! the main thread stops, every helper stops.
 
 #[cfg(test)]
 mod tactics;
