@@ -514,32 +514,6 @@ fn game_ending_while_thinking() {
     );
 }
 
-/// Not a test: serves one game for trying the client by hand (user `wuzi`, the mock's
-/// password), on the port in `WUZI_ONLINE_DEMO_PORT` (default 8000), until it is over:
-/// `cargo test --test online -- --ignored demo_server --nocapture`.
-#[test]
-#[ignore]
-fn demo_server() {
-    let port = std::env::var("WUZI_ONLINE_DEMO_PORT")
-        .ok()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(8000);
-    let mock = Mock::start_on(Game::new("wuzi", 'x'), port);
-    println!(
-        "serving game {} at {} for user wuzi, password {}",
-        mock::GAME_ID,
-        mock.url,
-        mock::PASSWORD
-    );
-    let start = Instant::now();
-    while mock.game.lock().unwrap().winner.is_none() && start.elapsed() < Duration::from_secs(1200)
-    {
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    // Let the client read the result.
-    std::thread::sleep(Duration::from_secs(15));
-}
-
 #[test]
 fn bad_command_lines_are_refused() {
     let run = |args: &[&str]| {
