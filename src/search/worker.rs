@@ -153,6 +153,8 @@ pub(super) struct Shared<'a> {
     pub main_nodes: AtomicU64,
     /// The deepest iteration a helper has finished.
     pub deepest: std::sync::Mutex<Option<Finished>>,
+    /// The root moves the main thread's threat check kept, once it has run.
+    pub root_kept: std::sync::OnceLock<Vec<Pos>>,
     /// The depth of `deepest` (0 for none), to read without the lock.
     pub deepest_depth: AtomicI32,
     /// The depth of the main thread's current iteration.
@@ -167,6 +169,7 @@ impl Shared<'_> {
             helper_nodes: AtomicU64::new(0),
             main_nodes: AtomicU64::new(0),
             deepest: std::sync::Mutex::new(None),
+            root_kept: std::sync::OnceLock::new(),
             deepest_depth: AtomicI32::new(0),
             main_depth: AtomicI32::new(0),
         }
@@ -207,11 +210,10 @@ pub(super) struct Worker<'a> {
     /// The deepest ply reached in this iteration.
     seldepth: i32,
     aborted: bool,
-    /// Main thread: the depth of its current iteration, whether a helper's finished
-    /// iteration this deep may end it (`supersede`), and whether one did (`superseded`,
+    /// Main thread: a helper's finished iteration at least this deep ends the current
+    /// iteration at the next poll (none: nothing does), and whether one did (`superseded`,
     /// with `aborted`).
-    iteration: Depth,
-    supersede: bool,
+    supersede_at: Option<Depth>,
     superseded: bool,
     /// By ply: the best line found from the PV node searched last at that ply (empty for
     /// other nodes). The table cannot be relied on for it: other positions, from this
@@ -241,8 +243,7 @@ impl<'a> Worker<'a> {
             flushed: 0,
             seldepth: 0,
             aborted: false,
-            iteration: 0,
-            supersede: false,
+            supersede_at: None,
             superseded: false,
             pv: vec![Vec::new(); MAX_PLY as usize + 2],
             root_pv: Vec::new(),
@@ -264,7 +265,13 @@ impl<'a> Worker<'a> {
             Some((root[0].pos, 1))
         } else if root.len() > 1 && multipv == 1 {
             // With several lines wanted, every root move gets searched instead.
-            self.threat_check(board, &mut root)
+            let win = self.threat_check(board, &mut root);
+            // Helpers drop the moves the check dropped from their next iteration on.
+            let _ = self
+                .shared
+                .root_kept
+                .set(root.iter().map(|m| m.pos).collect());
+            win
         } else {
             None
         };
@@ -310,92 +317,53 @@ impl<'a> Worker<'a> {
             .unwrap_or(MAX_DEPTH)
             .clamp(1, MAX_DEPTH);
         let mut unchanged = 0;
-        // Helpers' iterations replace the main thread's own when at least as deep (with
-        // one line wanted): `supersede` lets a poll end an iteration a helper has already
-        // finished, and `refused` is the deepest helper result this thread would not take.
-        self.supersede = multipv == 1;
+        // With one line wanted, a helper's finished iteration at least as deep as this
+        // thread's current one replaces it (`supersede_at`); `refused` is the deepest
+        // helper result this thread would not take.
         let mut refused = 0;
         let mut depth = 0;
         while depth < max_depth {
             depth += 1;
-            let previous_best = best.best;
-            if self.supersede {
-                if let Some(f) = self.deepest_helper(depth.max(refused + 1)) {
-                    if adoptable(&best, &root, &f) {
-                        depth = f.depth;
-                        previous[0] = f.value;
-                        self.adopt(board, &mut root, &mut best, f);
-                        observer.iteration(&IterationReport {
-                            depth,
-                            seldepth: self.seldepth.max(depth),
-                            value: best.value,
-                            nodes: self.total_nodes(),
-                            elapsed: self.start.elapsed(),
-                            pv: best.pv.clone(),
-                            lines: best.lines.clone(),
-                        });
-                        unchanged = if best.best != previous_best {
-                            0
-                        } else {
-                            unchanged + 1
-                        };
-                        if self.iteration_ends_search(best.value, depth, root.len(), unchanged) {
+            // The last finished iteration's move and value.
+            let (previous_best, previous_value) = (best.best, best.value);
+            // Not against a result this thread has proven.
+            self.supersede_at = Some(depth.max(refused + 1))
+                .filter(|_| multipv == 1 && best.value.abs() < VALUE_MATE_BOUND);
+            let helper = self.supersede_at.and_then(|d| self.deepest_helper(d));
+            match helper {
+                Some(f) if adoptable(&best, &root, &f) => {
+                    depth = f.depth;
+                    previous[0] = f.value;
+                    self.adopt(board, &mut root, &mut best, f);
+                    observer.iteration(&IterationReport {
+                        depth,
+                        seldepth: depth,
+                        value: best.value,
+                        nodes: self.total_nodes(),
+                        elapsed: self.start.elapsed(),
+                        pv: best.pv.clone(),
+                        lines: best.lines.clone(),
+                    });
+                }
+                _ => {
+                    if let Some(f) = helper {
+                        refused = f.depth;
+                        self.supersede_at = Some(depth.max(refused + 1));
+                    }
+                    if !self.iterate(board, &mut root, depth, &mut previous, &mut best, observer) {
+                        if !self.superseded || best.value >= VALUE_MATE_BOUND {
+                            // Stopped (a win the unfinished iteration proved stands).
                             break;
                         }
+                        // A helper finished this depth first: take its result instead.
+                        (best.best, best.value) = (previous_best, previous_value);
+                        self.aborted = false;
+                        self.superseded = false;
+                        depth -= 1;
                         continue;
                     }
-                    refused = f.depth;
                 }
             }
-            self.iteration = depth.max(refused + 1);
-            self.shared.main_depth.store(depth, Ordering::Relaxed);
-            self.seldepth = 0;
-            let mut lines = Vec::with_capacity(multipv);
-            // Line k is the best of the root moves from k on; the search moves it to k.
-            for k in 0..multipv {
-                let (value, iter_best) =
-                    self.aspirated(board, &mut root[k..], depth, previous[k], observer);
-                if k == 0 {
-                    if let Some((pos, v)) = iter_best {
-                        best.best = pos;
-                        best.value = v;
-                    }
-                }
-                if self.aborted {
-                    break;
-                }
-                previous[k] = value;
-                lines.push(RootLine {
-                    value,
-                    pv: self.extract_pv(board, root[k].pos),
-                });
-            }
-            if self.aborted {
-                if self.superseded {
-                    // A helper finished this depth first: take its result instead.
-                    self.aborted = false;
-                    self.superseded = false;
-                    depth -= 1;
-                    continue;
-                }
-                break;
-            }
-            lines.sort_by_key(|l| std::cmp::Reverse(l.value));
-            best.value = lines[0].value;
-            best.best = lines[0].pv[0];
-            best.depth = depth;
-            best.pv = lines[0].pv.clone();
-            best.nodes = self.total_nodes();
-            best.lines = lines;
-            observer.iteration(&IterationReport {
-                depth,
-                seldepth: self.seldepth,
-                value: best.value,
-                nodes: self.total_nodes(),
-                elapsed: self.start.elapsed(),
-                pv: best.pv.clone(),
-                lines: best.lines.clone(),
-            });
             unchanged = if depth > 1 && best.best != previous_best {
                 0
             } else {
@@ -414,6 +382,60 @@ impl<'a> Worker<'a> {
         best.nodes = self.total_nodes();
         best.elapsed = self.start.elapsed();
         best
+    }
+
+    /// One iteration of the main thread: each wanted line in turn, each in an aspiration
+    /// window around its value in `previous`. Returns false if it was cut short (by a
+    /// stop, a limit, or a helper that finished it first); the best move found so far is
+    /// then in `best` all the same.
+    fn iterate(
+        &mut self,
+        board: &mut Board,
+        root: &mut [ScoredMove],
+        depth: Depth,
+        previous: &mut [Value],
+        best: &mut SearchResult,
+        observer: &mut dyn Observer,
+    ) -> bool {
+        self.shared.main_depth.store(depth, Ordering::Relaxed);
+        self.seldepth = 0;
+        let mut lines = Vec::with_capacity(previous.len());
+        // Line k is the best of the root moves from k on; the search moves it to k.
+        for k in 0..previous.len() {
+            let (value, iter_best) =
+                self.aspirated(board, &mut root[k..], depth, previous[k], observer);
+            if k == 0 {
+                if let Some((pos, v)) = iter_best {
+                    best.best = pos;
+                    best.value = v;
+                }
+            }
+            if self.aborted {
+                return false;
+            }
+            previous[k] = value;
+            lines.push(RootLine {
+                value,
+                pv: self.extract_pv(board, root[k].pos),
+            });
+        }
+        lines.sort_by_key(|l| std::cmp::Reverse(l.value));
+        best.value = lines[0].value;
+        best.best = lines[0].pv[0];
+        best.depth = depth;
+        best.pv = lines[0].pv.clone();
+        best.nodes = self.total_nodes();
+        best.lines = lines;
+        observer.iteration(&IterationReport {
+            depth,
+            seldepth: self.seldepth,
+            value: best.value,
+            nodes: self.total_nodes(),
+            elapsed: self.start.elapsed(),
+            pv: best.pv.clone(),
+            lines: best.lines.clone(),
+        });
+        true
     }
 
     /// The deepest iteration a helper has finished, if it is at least `depth` deep.
@@ -498,6 +520,11 @@ impl<'a> Worker<'a> {
             depth = (depth + 1).max(self.shared.main_depth.load(Ordering::Relaxed) + ahead);
             if depth > max_depth {
                 break;
+            }
+            if let Some(kept) = self.shared.root_kept.get() {
+                if kept.len() < root.len() {
+                    root.retain(|m| kept.contains(&m.pos));
+                }
             }
             self.seldepth = 0;
             let (value, found) = self.aspirated(board, &mut root, depth, previous, &mut Silent);
@@ -712,10 +739,8 @@ impl<'a> Worker<'a> {
                 if self.limits.max_nodes.is_some() {
                     self.shared.main_nodes.store(self.nodes, Ordering::Relaxed);
                 }
-                if !self.aborted
-                    && self.supersede
-                    && self.shared.deepest_depth.load(Ordering::Relaxed) >= self.iteration
-                {
+                let finished = self.shared.deepest_depth.load(Ordering::Relaxed);
+                if !self.aborted && self.supersede_at.is_some_and(|d| finished >= d) {
                     self.aborted = true;
                     self.superseded = true;
                 }
@@ -1242,18 +1267,45 @@ mod tests {
     }
 
     #[test]
+    fn a_helper_searches_only_the_root_moves_the_threat_check_kept() {
+        let helper_choice = |kept: Option<Pos>| {
+            let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, "7,7 8,8 8,6").unwrap();
+            let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
+            let shared = Shared::new(&stop);
+            let limits = Limits {
+                max_depth: Some(3),
+                ..Limits::default()
+            };
+            if let Some(p) = kept {
+                shared.root_kept.set(vec![p]).unwrap();
+            }
+            Worker::new(1, &tt, &mut tables, &shared, &limits, Instant::now())
+                .helper_search(&mut b);
+            let deepest = shared.deepest.lock().unwrap().clone();
+            deepest.expect("a finished iteration").pv[0]
+        };
+        let free = helper_choice(None);
+        // Another root move, kept alone: the helper's answer though it is not the best.
+        let other = [Pos::new(6, 8), Pos::new(9, 7)]
+            .into_iter()
+            .find(|&p| p != free)
+            .unwrap();
+        assert_eq!(helper_choice(Some(other)), other);
+    }
+
+    #[test]
     fn a_helper_finishing_the_current_iteration_ends_it_at_the_next_poll() {
         let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
         let (shared, limits) = (Shared::new(&stop), Limits::default());
         let mut w = Worker::new(0, &tt, &mut tables, &shared, &limits, Instant::now());
-        (w.supersede, w.iteration) = (true, 4);
+        w.supersede_at = Some(4);
         shared.deepest_depth.store(3, Ordering::Relaxed);
         assert!(!w.out_of_budget());
         shared.deepest_depth.store(4, Ordering::Relaxed);
         assert!(w.out_of_budget() && w.superseded);
         // A stop is a stop, not a helper's iteration to take.
         let mut w = Worker::new(0, &tt, &mut tables, &shared, &limits, Instant::now());
-        (w.supersede, w.iteration) = (true, 4);
+        w.supersede_at = Some(4);
         stop.store(true, Ordering::Relaxed);
         assert!(w.out_of_budget() && !w.superseded);
     }
