@@ -327,29 +327,20 @@ impl<'a> Worker<'a> {
             // The last finished iteration's move and value.
             let (previous_best, previous_value) = (best.best, best.value);
             // Not against a result this thread has proven.
-            self.supersede_at = Some(depth.max(refused + 1))
-                .filter(|_| multipv == 1 && best.value.abs() < VALUE_MATE_BOUND);
-            let helper = self.supersede_at.and_then(|d| self.deepest_helper(d));
+            let open = multipv == 1 && best.value.abs() < VALUE_MATE_BOUND;
+            let helper = self.deepest_helper(depth.max(refused + 1)).filter(|_| open);
             match helper {
                 Some(f) if adoptable(&best, &root, &f) => {
                     depth = f.depth;
                     previous[0] = f.value;
                     self.adopt(board, &mut root, &mut best, f);
-                    observer.iteration(&IterationReport {
-                        depth,
-                        seldepth: depth,
-                        value: best.value,
-                        nodes: self.total_nodes(),
-                        elapsed: self.start.elapsed(),
-                        pv: best.pv.clone(),
-                        lines: best.lines.clone(),
-                    });
+                    self.report(&best, depth, observer);
                 }
                 _ => {
                     if let Some(f) = helper {
                         refused = f.depth;
-                        self.supersede_at = Some(depth.max(refused + 1));
                     }
+                    self.supersede_at = Some(depth.max(refused + 1)).filter(|_| open);
                     if !self.iterate(board, &mut root, depth, &mut previous, &mut best, observer) {
                         if !self.superseded || best.value >= VALUE_MATE_BOUND {
                             // Stopped (a win the unfinished iteration proved stands).
@@ -426,16 +417,21 @@ impl<'a> Worker<'a> {
         best.pv = lines[0].pv.clone();
         best.nodes = self.total_nodes();
         best.lines = lines;
+        self.report(best, self.seldepth, observer);
+        true
+    }
+
+    /// Report `best` as the latest finished iteration.
+    fn report(&self, best: &SearchResult, seldepth: i32, observer: &mut dyn Observer) {
         observer.iteration(&IterationReport {
-            depth,
-            seldepth: self.seldepth,
+            depth: best.depth,
+            seldepth,
             value: best.value,
             nodes: self.total_nodes(),
             elapsed: self.start.elapsed(),
             pv: best.pv.clone(),
             lines: best.lines.clone(),
         });
-        true
     }
 
     /// The deepest iteration a helper has finished, if it is at least `depth` deep.
