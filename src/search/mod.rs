@@ -271,6 +271,31 @@ mod tests {
     }
 
     #[test]
+    fn a_win_found_by_a_fail_high_ends_the_search() {
+        // Renju, black to move with a win in a dozen moves that the search first sees as
+        // an ever higher value. Its root fails high again and again; widening the window
+        // by the old margin each time, towards the exact length of the win, took 20
+        // million nodes to finish depth 16. A fail high on a proven win now ends the
+        // iteration, and each fail high in a row searches a ply shallower.
+        let mut board = crate::bench::setup(
+            Rule::Renju,
+            15,
+            15,
+            "7,7 8,6 8,8 6,6 9,9 10,10 7,9 7,8 6,9 8,9 6,10 5,11",
+        )
+        .unwrap();
+        let mut s = Searcher::new(16 << 20);
+        let limits = Limits {
+            max_depth: Some(16),
+            max_nodes: Some(1_000_000),
+            ..Limits::default()
+        };
+        let r = s.search(&mut board, limits, &mut Silent);
+        assert!(r.value >= VALUE_MATE_BOUND, "{r:?}");
+        assert!(r.nodes < 1_000_000, "{r:?}");
+    }
+
+    #[test]
     fn the_line_survives_a_table_too_small_to_hold_it() {
         // 1024 entries, overwritten many times over by a search of this size: the line
         // comes from the search itself, each move legal in turn.

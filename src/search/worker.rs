@@ -59,9 +59,12 @@ const VCT_OWN_BUDGET: u64 = 20_000;
 const VCT_REFUTE_MOVES: usize = 12;
 /// Threat-check nodes allowed per millisecond of the hard limit (about 15% of the time).
 const VCT_NODES_PER_MS: u64 = 20;
-/// Aspiration window half-width at the root, from depth `ASPIRATION_DEPTH`.
+/// Aspiration window half-width at the root, from depth `ASPIRATION_DEPTH`. Each failure
+/// widens the margin by half; past `ASPIRATION_FULL` (a won position's value) the window
+/// opens fully.
 const ASPIRATION_DELTA: Value = 60;
 const ASPIRATION_DEPTH: Depth = 5;
+const ASPIRATION_FULL: Value = 5000;
 
 /// Late-move reductions by depth and move number (from 1): ln(d)·ln(m)/2, rounded.
 static LMR: once_cell::sync::Lazy<[[Depth; 64]; 64]> = once_cell::sync::Lazy::new(|| {
@@ -657,7 +660,11 @@ impl<'a> Worker<'a> {
     }
 
     /// One iteration with an aspiration window around the previous value, widened on
-    /// failure until the value is inside it.
+    /// failure until the value is inside it. A fail high widens upwards from the value
+    /// found and searches again a ply shallower (each fail high in a row one ply more): a
+    /// position that keeps getting better is usually won, and the full-depth search of
+    /// a won position's exact value can take a hundred times an iteration's nodes. A fail
+    /// high on a proven win ends the iteration: the move wins, how fast does not matter.
     fn aspirated(
         &mut self,
         board: &mut Board,
@@ -673,8 +680,10 @@ impl<'a> Worker<'a> {
             (-VALUE_INFINITE, VALUE_INFINITE)
         };
         let mut found = None;
+        let mut fail_highs = 0;
         loop {
-            let (v, best) = self.root_search(board, root, depth, alpha, beta, observer);
+            let d = (depth - fail_highs).max(1);
+            let (v, best) = self.root_search(board, root, d, alpha, beta, observer);
             if best.is_some() {
                 found = best;
             }
@@ -682,14 +691,17 @@ impl<'a> Worker<'a> {
                 return (v, found);
             }
             if v <= alpha && alpha > -VALUE_INFINITE {
-                alpha = (alpha - delta).max(-VALUE_INFINITE);
-            } else if v >= beta && beta < VALUE_INFINITE {
-                beta = (beta + delta).min(VALUE_INFINITE);
+                beta = (alpha + beta) / 2;
+                alpha = (v - delta).max(-VALUE_INFINITE);
+                fail_highs = 0;
+            } else if v >= beta && beta < VALUE_INFINITE && v < VALUE_MATE_BOUND {
+                beta = (v + delta).min(VALUE_INFINITE);
+                fail_highs += 1;
             } else {
                 return (v, found);
             }
-            delta *= 2;
-            if delta > 1000 {
+            delta += delta / 2;
+            if delta > ASPIRATION_FULL {
                 alpha = -VALUE_INFINITE;
                 beta = VALUE_INFINITE;
             }
