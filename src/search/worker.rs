@@ -99,21 +99,6 @@ fn adoptable(best: &SearchResult, root: &[ScoredMove], f: &Finished) -> bool {
         && root.iter().any(|m| Some(&m.pos) == f.pv.first())
 }
 
-/// The next iteration of a helper that has finished `finished` plies and keeps `ahead`
-/// plies ahead of the main thread, now in its iteration `main`. A helper's result at least
-/// as deep as the main thread's iteration (`published`, 0 for none) moves the main thread
-/// one ply past it at its next poll: the helper then starts `ahead` plies beyond that, not
-/// at the depth the main thread is about to start, which would have both threads walk
-/// the same tree in step.
-fn helper_next_depth(finished: Depth, main: Depth, published: Depth, ahead: Depth) -> Depth {
-    let main_next = if published > 0 {
-        main.max(published + 1)
-    } else {
-        main
-    };
-    (finished + 1).max(main_next + ahead)
-}
-
 /// Quiet moves that refuted a sibling position: this ply's killers, and the move that last
 /// refuted the opponent's previous move (the counter move). They are ordered early and
 /// reduced less.
@@ -517,9 +502,8 @@ impl<'a> Worker<'a> {
     /// A helper's search: iterative deepening over every root move until the main thread
     /// is done, its results going to the shared table, and the best move of its deepest
     /// finished iteration to the main thread. A helper searches ahead of the main thread's
-    /// current iteration (or of the one its own last result moves the main thread to), one
-    /// ply (odd helpers) or two (even ones), and skips ahead again whenever the main thread
-    /// catches up. Threads at the same depth would walk the same
+    /// current iteration, one ply (odd helpers) or two (even ones), and skips ahead again
+    /// whenever the main thread catches up. Threads at the same depth would walk the same
     /// tree in step, each finishing it no sooner than one thread alone; a helper ahead
     /// leaves deeper results in the table for the main thread's next iteration.
     pub(super) fn helper_search(&mut self, board: &mut Board) {
@@ -531,11 +515,8 @@ impl<'a> Worker<'a> {
             .clamp(1, MAX_DEPTH);
         let ahead = 1 + ((self.id + 1) % 2) as Depth;
         let (mut depth, mut previous) = (0, 0);
-        // The depth of this helper's last result the main thread is to take (0 for none).
-        let mut published = 0;
         loop {
-            let main = self.shared.main_depth.load(Ordering::Relaxed);
-            depth = helper_next_depth(depth, main, published, ahead);
+            depth = (depth + 1).max(self.shared.main_depth.load(Ordering::Relaxed) + ahead);
             if depth > max_depth {
                 break;
             }
@@ -571,7 +552,6 @@ impl<'a> Worker<'a> {
                         pv,
                     });
                     self.shared.deepest_depth.store(depth, Ordering::Relaxed);
-                    published = depth;
                 }
             }
         }
@@ -1292,20 +1272,6 @@ mod tests {
         let won = "7,7 0,0 8,7 0,2 9,7 0,4";
         let r = answer_with(Some((9, Pos::new(5, 5), 40)), won);
         assert!(r.value >= VALUE_MATE_BOUND, "{r:?}");
-    }
-
-    #[test]
-    fn a_helper_keeps_ahead_of_where_its_result_moves_the_main_thread() {
-        // Nothing published: one ply past the main thread's iteration, or past its own.
-        assert_eq!(helper_next_depth(0, 0, 0, 1), 1);
-        assert_eq!(helper_next_depth(7, 5, 0, 1), 8);
-        assert_eq!(helper_next_depth(7, 9, 0, 2), 11);
-        // The helper finished depth 11 while the main thread is in 11: the main thread
-        // takes it and starts 12, so the helper goes to 13 (14 for a helper two ahead).
-        assert_eq!(helper_next_depth(11, 11, 11, 1), 13);
-        assert_eq!(helper_next_depth(11, 11, 11, 2), 14);
-        // An older result does not hold a main thread that is already past it.
-        assert_eq!(helper_next_depth(11, 14, 9, 1), 15);
     }
 
     #[test]
