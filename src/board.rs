@@ -370,6 +370,11 @@ impl Board {
     pub fn pcode(&self, p: Pos, c: Color) -> u16 {
         pattern::code_of_packed(self.code[p.idx()][c.idx()])
     }
+    /// Move-ordering scores of `c` at empty cell `p`, own and their (`pattern::policy`).
+    #[inline]
+    pub fn order_scores(&self, p: Pos, c: Color) -> [i32; 2] {
+        self.tables.order_of(self.pcode(p, c), c)
+    }
     /// The sum over empty cells of `c`'s values: its own values (`role` `weights::OWN`)
     /// or their values (`weights::THEIR`) in the weights of `pattern::weights`.
     #[inline]

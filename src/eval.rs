@@ -3,7 +3,6 @@
 
 use crate::board::Board;
 use crate::pattern::weights::{OWN, THEIR};
-use crate::pattern::{Pattern, Pattern4};
 use crate::types::{Pos, Value};
 
 /// Evaluation of the position for the side to move (positive = good for it): every empty
@@ -15,23 +14,12 @@ pub fn evaluate(board: &Board) -> Value {
     board.value_sum(us, OWN) - board.value_sum(us.opp(), THEIR) + board.tempo()
 }
 
-/// Ordering weight of a line pattern for the side that would play it.
-const LINE_SCORE: [i32; Pattern::COUNT] = [0, 0, 1, 2, 3, 8, 9, 10, 12, 24, 28, 40, 120, 600];
-
-/// Ordering weight of a `Pattern4` class (own move); blocking uses half of the opponent's.
-const P4_SCORE: [i32; Pattern4::COUNT] =
-    [0, 4, 6, 30, 36, 50, 70, 400, 60, 120, 800, 2000, 0, 10000];
-
-/// Move-ordering score of `p` for the side to move: what it makes plus what it stops.
+/// Move-ordering score of `p` for the side to move: what it makes (the side to move's own
+/// score of the cell) plus what it stops (the opponent's their score), from the rule's
+/// file in `src/pattern/policy/`.
 pub fn move_score(board: &Board, p: Pos) -> i32 {
     let us = board.side_to_move();
-    let them = us.opp();
-    let mut s = 2 * P4_SCORE[board.p4(p, us) as usize] + P4_SCORE[board.p4(p, them) as usize];
-    for d in 0..4 {
-        s += 2 * LINE_SCORE[board.pattern(p, d, us) as usize]
-            + LINE_SCORE[board.pattern(p, d, them) as usize];
-    }
-    s
+    board.order_scores(p, us)[OWN] + board.order_scores(p, us.opp())[THEIR]
 }
 
 /// Distance of `p` from the board's centre (Chebyshev, doubled to stay integral).

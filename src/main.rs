@@ -45,7 +45,7 @@ fn main() -> anyhow::Result<()> {
         Some(Command::Analyse(req)) => wuzi::analyse::run(&req, &mut io::stdout()),
         Some(Command::Review(req)) => wuzi::review::run(&req, &mut io::stdout()),
         Some(Command::Selfplay(args)) => wuzi::selfplay::run(&args, &mut io::stdout()).map(drop),
-        Some(Command::Train(args)) => wuzi::train::run(&args, &mut io::stdout()).map(drop),
+        Some(Command::Train(args)) => wuzi::train::command(&args, &mut io::stdout()),
         Some(Command::Play(args)) => {
             let terminal = io::stdout().is_terminal();
             let colour = terminal

@@ -11,6 +11,7 @@
 #[cfg_attr(not(test), allow(dead_code))]
 mod lines;
 mod pcode;
+pub mod policy;
 pub mod weights;
 
 pub use lines::{slot, Pattern, BLACK, EMPTY, HALF, NUM_KEYS, WALL, WHITE};
@@ -196,6 +197,8 @@ pub struct RuleTables {
     value: [Vec<[i16; 2]>; 2],
     /// The evaluation's bonus for the side to move.
     tempo: i32,
+    /// Per colour and pattern code: the move-ordering scores, own and their (see `policy`).
+    order: [Vec<[i32; 2]>; 2],
 }
 
 impl RuleTables {
@@ -221,6 +224,7 @@ impl RuleTables {
             );
         }
         let w = weights::builtin(rule);
+        let order = policy::builtin(rule);
         RuleTables {
             line,
             shift,
@@ -229,6 +233,7 @@ impl RuleTables {
             packed,
             value: [Color::Black, Color::White].map(|c| w.table(rule, c)),
             tempo: w.tempo,
+            order: [Color::Black, Color::White].map(|c| order.table(rule, c)),
         }
     }
 
@@ -269,6 +274,12 @@ impl RuleTables {
     #[inline]
     pub fn value_of(&self, code: u16, color: Color) -> [i16; 2] {
         self.value[color.idx()][code as usize]
+    }
+
+    /// The move-ordering scores, own and their, of pattern code `code` for `color`.
+    #[inline]
+    pub fn order_of(&self, code: u16, color: Color) -> [i32; 2] {
+        self.order[color.idx()][code as usize]
     }
 
     /// The evaluation's bonus for the side to move.

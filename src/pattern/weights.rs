@@ -84,6 +84,31 @@ fn class_named(s: &str) -> Option<Pattern4> {
         .find(|p| format!("{p:?}") == s)
 }
 
+fn number(s: &str) -> anyhow::Result<i32> {
+    s.parse::<i32>().map_err(|_| anyhow!("not a number: {s}"))
+}
+
+/// Two values, own and their.
+fn pair(w: &[&str]) -> anyhow::Result<Pair> {
+    match w {
+        [a, b] => Ok([number(a)?, number(b)?]),
+        _ => bail!("expected two values, own and their"),
+    }
+}
+
+/// The words after `code` on a line of a weights or policy file: four line patterns and
+/// two values. Returns the pattern code and the values.
+pub fn code_line(words: &[&str]) -> anyhow::Result<(u16, Pair)> {
+    if words.len() != 6 {
+        bail!("expected four patterns and two values");
+    }
+    let mut p = [Pattern::Dead; 4];
+    for (q, w) in p.iter_mut().zip(&words[..4]) {
+        *q = pattern_named(w).ok_or_else(|| anyhow!("unknown pattern {w}"))?;
+    }
+    Ok((super::pcode(p), pair(&words[4..])?))
+}
+
 impl SideWeights {
     /// Every code at its class's values from `class`.
     pub fn classes(class: [Pair; Pattern4::COUNT]) -> SideWeights {
@@ -116,17 +141,10 @@ impl Weights {
             }
             let words: Vec<&str> = line.split_whitespace().collect();
             let at = || format!("line {}: {line}", n + 1);
-            let num = |s: &str| s.parse::<i32>().map_err(|_| anyhow!("not a number: {s}"));
-            let pair = |w: &[&str]| -> anyhow::Result<Pair> {
-                match w {
-                    [a, b] => Ok([num(a)?, num(b)?]),
-                    _ => bail!("expected two values, own and their"),
-                }
-            };
             (|| -> anyhow::Result<()> {
                 match words[0] {
                     "tempo" => match words[1..] {
-                        [v] => tempo = Some(num(v)?),
+                        [v] => tempo = Some(number(v)?),
                         _ => bail!("expected one value"),
                     },
                     "side" => {
@@ -149,18 +167,11 @@ impl Weights {
                         side.class[k as usize] = pair(&words[2..])?;
                     }
                     "code" => {
-                        if words.len() != 7 {
-                            bail!("expected four patterns and two values");
-                        }
-                        let mut p = [Pattern::Dead; 4];
-                        for (q, w) in p.iter_mut().zip(&words[1..5]) {
-                            *q = pattern_named(w).ok_or_else(|| anyhow!("unknown pattern {w}"))?;
-                        }
+                        let (code, values) = code_line(&words[1..])?;
                         if sides.is_empty() {
                             sides.push(empty());
                         }
-                        let side = sides.last_mut().expect("a side");
-                        side.codes.insert(super::pcode(p), pair(&words[5..])?);
+                        sides.last_mut().expect("a side").codes.insert(code, values);
                     }
                     w => bail!("unknown entry {w}"),
                 }

@@ -7,8 +7,11 @@
 //! `src/pattern/weights/` to build a binary that plays with them.
 
 mod fit;
+mod policy;
 mod samples;
 
+use crate::pattern;
+use crate::pattern::policy::Policy;
 use crate::pattern::weights::{self, Weights};
 use crate::selfplay::data;
 use crate::types::Rule;
@@ -60,6 +63,15 @@ pub struct Args {
     /// Every N-th game is held out to measure the fit (0: none).
     #[arg(long, default_value_t = 10)]
     pub hold_out: usize,
+    /// Fit the move-ordering scores (a `src/pattern/policy/` file) to the search's chosen
+    /// moves instead of the evaluation to the results. --lambda, --scale and
+    /// --keep-classes do not apply; --l2 is then per unit of score.
+    #[arg(long)]
+    pub policy: bool,
+    /// With --policy: score units per logit (by default, the one under which the
+    /// starting scores fit the data best).
+    #[arg(long, value_parser = scale)]
+    pub temperature: Option<f64>,
 }
 
 fn scale(v: &str) -> Result<f64, String> {
@@ -78,6 +90,36 @@ pub struct Report {
     pub held_before: f64,
     pub held_after: f64,
     pub weights: Weights,
+}
+
+/// Run the command: fit the evaluation, or with `--policy` the move ordering.
+pub fn command(args: &Args, progress: &mut dyn Write) -> anyhow::Result<()> {
+    if args.policy {
+        run_policy(args, progress).map(drop)
+    } else {
+        run(args, progress).map(drop)
+    }
+}
+
+/// Read each data file in turn and hand its games to `add`.
+fn for_each_file(
+    args: &Args,
+    progress: &mut dyn Write,
+    add: &mut dyn FnMut(&[data::Game]) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    for path in &args.data {
+        let contents = data::read(path)?;
+        if contents.cut_off > 0 {
+            writeln!(
+                progress,
+                "{}: the last {} bytes are a cut-off game, ignored",
+                path.display(),
+                contents.cut_off
+            )?;
+        }
+        add(&contents.games).map_err(|e| anyhow::anyhow!("{}: {e:#}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Read the data, fit and write the weights; progress lines go to `progress`.
@@ -107,26 +149,16 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
     let mut model = fit::Model::new(&start, args.rule);
     let mut set = samples::Samples::default();
     let mut tally = samples::Tally::default();
-    for path in &args.data {
-        let contents = data::read(path)?;
-        if contents.cut_off > 0 {
-            writeln!(
-                progress,
-                "{}: the last {} bytes are a cut-off game, ignored",
-                path.display(),
-                contents.cut_off
-            )?;
-        }
+    for_each_file(args, progress, &mut |games| {
         set.add(
-            &contents.games,
+            games,
             args.rule,
             args.lambda,
             args.scale,
             args.hold_out,
             &mut tally,
         )
-        .map_err(|e| anyhow::anyhow!("{}: {e:#}", path.display()))?;
-    }
+    })?;
     writeln!(
         progress,
         "{} games of this rule ({} of others skipped), {} positions, {} of them quiet",
@@ -195,6 +227,123 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
         report.held_after
     );
     std::fs::write(&args.out, report.weights.to_text(&header))
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.out.display()))?;
+    writeln!(progress, "wrote {}", args.out.display())?;
+    Ok(report)
+}
+
+/// What a `--policy` run did, for the caller and the tests.
+#[derive(Debug)]
+pub struct PolicyReport {
+    pub positions: usize,
+    pub temperature: f64,
+    pub train_before: policy::Fit,
+    pub train_after: policy::Fit,
+    pub held_before: policy::Fit,
+    pub held_after: policy::Fit,
+    pub policy: Policy,
+}
+
+/// Read the data, fit the move-ordering scores and write them.
+pub fn run_policy(args: &Args, progress: &mut dyn Write) -> anyhow::Result<PolicyReport> {
+    anyhow::ensure!(
+        args.force || !args.out.exists(),
+        "{} exists: give --force to replace it",
+        args.out.display()
+    );
+    let start = match &args.from {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+            Policy::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e:#}", path.display()))?
+        }
+        None => pattern::policy::builtin(args.rule),
+    };
+    let mut set = policy::Choices::default();
+    let mut tally = policy::Tally::default();
+    for_each_file(args, progress, &mut |games| {
+        set.add(games, args.rule, args.hold_out, &mut tally)
+    })?;
+    writeln!(
+        progress,
+        "{} games of this rule ({} of others skipped), {} positions, {} of them ordered",
+        tally.games,
+        tally.other_rule,
+        tally.positions,
+        tally.positions - tally.left_out
+    )?;
+    anyhow::ensure!(
+        !set.is_empty(),
+        "no ordered position of this rule to train on"
+    );
+    let mut model = policy::Model::new(&start, args.rule);
+    match args.temperature {
+        Some(t) => model.temperature = t,
+        None => model.choose_temperature(&set),
+    }
+    writeln!(
+        progress,
+        "temperature {:.1} score units per logit",
+        model.temperature
+    )?;
+    let (train_before, held_before) = (model.fit_of(&set, false), model.fit_of(&set, true));
+    let settings = policy::Settings {
+        iterations: args.iterations as usize,
+        rate: args.rate,
+        l2: args.l2,
+        min_count: args.min_count,
+    };
+    model.fit(&set, &settings, &mut |it, loss| {
+        let _ = writeln!(progress, "iteration {it}: training loss {loss:.5}");
+    });
+    let learned = model.policy(args.rule);
+    // The fit of the rounded scores, as the engine will use them.
+    let mut rounded = policy::Model::new(&learned, args.rule);
+    rounded.temperature = model.temperature;
+    let report = PolicyReport {
+        positions: set.len(),
+        temperature: model.temperature,
+        train_before,
+        train_after: rounded.fit_of(&set, false),
+        held_before,
+        held_after: rounded.fit_of(&set, true),
+        policy: learned,
+    };
+    let show = |f: &policy::Fit| {
+        format!(
+            "{:.4} ({:.1}% first, {:.1}% in the first five)",
+            f.loss,
+            100.0 * f.accuracy,
+            100.0 * f.top5
+        )
+    };
+    writeln!(
+        progress,
+        "loss on training positions {} -> {}, on held-out games {} -> {}",
+        show(&report.train_before),
+        show(&report.train_after),
+        show(&report.held_before),
+        show(&report.held_after)
+    )?;
+    let data: Vec<String> = args.data.iter().map(|p| p.display().to_string()).collect();
+    let header = format!(
+        "Wuzi's move-ordering scores for rule {} ({}), written by `pbrain-wuzi train --policy`\n\
+         from {} ({} games, {} ordered positions), {} iterations, rate {}, l2 {},\n\
+         min-count {}, temperature {:.1}. Held-out games: loss {} -> {}.",
+        args.rule.protocol(),
+        pattern::policy::file_name(args.rule).trim_end_matches(".txt"),
+        data.join(", "),
+        tally.games,
+        set.len(),
+        args.iterations,
+        args.rate,
+        args.l2,
+        args.min_count,
+        report.temperature,
+        show(&report.held_before),
+        show(&report.held_after)
+    );
+    std::fs::write(&args.out, report.policy.to_text(&header))
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.out.display()))?;
     writeln!(progress, "wrote {}", args.out.display())?;
     Ok(report)

@@ -1,0 +1,414 @@
+//! Fitting the move-ordering scores to self-play data: in every searched position the
+//! search orders (no five to make or stop, no open four of its own), the candidate moves
+//! it would generate compete in a softmax of their scores, and the fit raises the
+//! probability of the move the search chose. A candidate's score is its cell's own score
+//! for the side to move plus its their score for the opponent (`pattern::policy`).
+//!
+//! The scores stay in the engine's units: a fixed temperature turns them into logits,
+//! chosen as the one under which the starting scores fit the data best, so the history
+//! and killer bonuses the search adds keep their weight. Every code starts from the
+//! compiled-in file's score (its prior unless listed) and learns only if it is seen often
+//! enough, held near its start by an L2 penalty. Full-batch Adam: a run is repeatable to
+//! the bit.
+
+use crate::board::Board;
+use crate::movegen::{self, Threat};
+use crate::pattern::policy::Policy;
+use crate::pattern::weights::{OWN, THEIR};
+use crate::pattern::{Pattern4, NUM_PCODES};
+use crate::selfplay::data::Game;
+use crate::types::{Color, Rule, VALUE_MATE_BOUND};
+use std::collections::BTreeMap;
+
+/// The positions, stored flat: position `i` has the candidates `start[i]..start[i + 1]`,
+/// the chosen one first.
+#[derive(Default)]
+pub struct Choices {
+    /// Per candidate: the index of its own and of its their score in `Model::score`.
+    own: Vec<u32>,
+    their: Vec<u32>,
+    start: Vec<u32>,
+    held_out: Vec<bool>,
+}
+
+/// What was read, for the report.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub games: usize,
+    pub other_rule: usize,
+    pub positions: usize,
+    /// Searched positions left out: a five to make or stop, an own open four, a lost
+    /// position, or a chosen move the search's ordering does not generate.
+    pub left_out: usize,
+}
+
+impl Choices {
+    /// Add the ordered positions of `games` under `rule`; every `hold_out`-th game (if not
+    /// 0) is held out.
+    pub fn add(
+        &mut self,
+        games: &[Game],
+        rule: Rule,
+        hold_out: usize,
+        tally: &mut Tally,
+    ) -> anyhow::Result<()> {
+        if self.start.is_empty() {
+            self.start.push(0);
+        }
+        let sides = if rule == Rule::Renju { 2 } else { 1 };
+        let index = |c: Color, code: u16, role: usize| {
+            ((role * sides + c.idx().min(sides - 1)) * NUM_PCODES + code as usize) as u32
+        };
+        for (g, game) in games.iter().enumerate() {
+            if game.rule != rule {
+                tally.other_rule += 1;
+                continue;
+            }
+            tally.games += 1;
+            let held = hold_out > 0 && tally.games.is_multiple_of(hold_out);
+            let mut board = Board::new(game.width, game.height, rule)?;
+            for (i, &m) in game.moves.iter().enumerate() {
+                if let Some(label) = i.checked_sub(game.opening).and_then(|k| game.labels.get(k)) {
+                    tally.positions += 1;
+                    // In a proven loss every move loses: the choice teaches nothing.
+                    let moves = if label.value <= -VALUE_MATE_BOUND {
+                        Vec::new()
+                    } else {
+                        ordered_moves(&mut board)
+                    };
+                    let chosen = moves.iter().position(|&p| p == label.best);
+                    match chosen {
+                        None => tally.left_out += 1,
+                        Some(k) => {
+                            let us = board.side_to_move();
+                            // The chosen move first, then the others in board order.
+                            let first = std::iter::once(moves[k]);
+                            for p in first.chain(moves.iter().copied().filter(|&p| p != moves[k])) {
+                                self.own.push(index(us, board.pcode(p, us), OWN));
+                                let them = us.opp();
+                                self.their.push(index(them, board.pcode(p, them), THEIR));
+                            }
+                            self.start.push(self.own.len() as u32);
+                            self.held_out.push(held);
+                        }
+                    }
+                }
+                anyhow::ensure!(
+                    board.on_board(m) && board.is_empty(m),
+                    "game {}: move {} ({m}) is not on an empty cell",
+                    g + 1,
+                    i + 1
+                );
+                board.make_move(m);
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.held_out.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.held_out.is_empty()
+    }
+
+    fn candidates(&self, i: usize) -> std::ops::Range<usize> {
+        self.start[i] as usize..self.start[i + 1] as usize
+    }
+}
+
+/// The moves the search orders by their scores in `board`, or none where it does not:
+/// a five to make or to stop, an own open four (those moves are forced), or a lost
+/// position.
+fn ordered_moves(board: &mut Board) -> Vec<crate::types::Pos> {
+    let us = board.side_to_move();
+    if board.p4_count(us, Pattern4::AFive) > 0 || board.p4_count(us, Pattern4::BFlex4) > 0 {
+        return Vec::new();
+    }
+    let list = match movegen::threat(board) {
+        Threat::None => movegen::generate(board),
+        t if t.needs_defence() => movegen::defences(board),
+        _ => return Vec::new(),
+    };
+    list.iter().map(|m| m.pos).collect()
+}
+
+/// The scores as training sees them.
+pub struct Model {
+    sides: usize,
+    /// Own scores (per side, per code), then their scores.
+    pub score: Vec<f64>,
+    start: Vec<f64>,
+    /// Scores per logit.
+    pub temperature: f64,
+}
+
+/// How to fit.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    pub iterations: usize,
+    /// Adam's step size at the start, in score units; it falls linearly to a tenth.
+    pub rate: f64,
+    /// L2 penalty on the distance from the starting scores, per position.
+    pub l2: f64,
+    /// Fewest positions a code must be a candidate in to learn.
+    pub min_count: usize,
+}
+
+/// Cross-entropy and top-1 accuracy, over one set.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Fit {
+    pub loss: f64,
+    /// How often the chosen move scores above every other.
+    pub accuracy: f64,
+    /// How often fewer than five others score as high as the chosen move.
+    pub top5: f64,
+}
+
+impl Model {
+    /// The model of `policy`'s scores for `rule`, at temperature 1.
+    pub fn new(policy: &Policy, rule: Rule) -> Model {
+        let sides = if rule == Rule::Renju { 2 } else { 1 };
+        let mut score = vec![0.0; 2 * sides * NUM_PCODES];
+        for role in [OWN, THEIR] {
+            for side in 0..sides {
+                let c = [Color::Black, Color::White][side];
+                let table = policy.table(rule, c);
+                for (code, v) in table.iter().enumerate() {
+                    score[(role * sides + side) * NUM_PCODES + code] = v[role] as f64;
+                }
+            }
+        }
+        Model {
+            sides,
+            start: score.clone(),
+            score,
+            temperature: 1.0,
+        }
+    }
+
+    /// Loss and accuracy over the held-out positions (`held`) or the others.
+    pub fn fit_of(&self, set: &Choices, held: bool) -> Fit {
+        let (mut loss, mut hits, mut top5, mut n) = (0.0, 0, 0, 0);
+        for i in (0..set.len()).filter(|&i| set.held_out[i] == held) {
+            let r = set.candidates(i);
+            let s: Vec<f64> = r.clone().map(|k| self.logit(set, k)).collect();
+            let top = s.iter().cloned().fold(f64::MIN, f64::max);
+            let sum: f64 = s.iter().map(|x| (x - top).exp()).sum();
+            loss += top + sum.ln() - s[0];
+            // A tie with the chosen move counts against it.
+            let above = s[1..].iter().filter(|&&x| x >= s[0]).count();
+            hits += (above == 0) as usize;
+            top5 += (above < 5) as usize;
+            n += 1;
+        }
+        let n = n.max(1) as f64;
+        Fit {
+            loss: loss / n,
+            accuracy: hits as f64 / n,
+            top5: top5 as f64 / n,
+        }
+    }
+
+    fn logit(&self, set: &Choices, k: usize) -> f64 {
+        (self.score[set.own[k] as usize] + self.score[set.their[k] as usize]) / self.temperature
+    }
+
+    /// Set the temperature to the one, among a geometric ladder from 1 to 10⁴, under
+    /// which the current scores fit the training positions best.
+    pub fn choose_temperature(&mut self, set: &Choices) {
+        let mut best = (f64::MAX, 1.0);
+        let mut t = 1.0;
+        while t <= 10_000.0 {
+            self.temperature = t;
+            let loss = self.fit_of(set, false).loss;
+            if loss < best.0 {
+                best = (loss, t);
+            }
+            t *= 1.25;
+        }
+        self.temperature = best.1;
+    }
+
+    /// Fit the scores to the training positions; `progress` hears every 50th iteration's
+    /// loss.
+    pub fn fit(&mut self, set: &Choices, s: &Settings, progress: &mut dyn FnMut(usize, f64)) {
+        let mut seen = vec![0usize; self.score.len()];
+        let train: Vec<usize> = (0..set.len()).filter(|&i| !set.held_out[i]).collect();
+        for &i in &train {
+            for k in set.candidates(i) {
+                seen[set.own[k] as usize] += 1;
+                seen[set.their[k] as usize] += 1;
+            }
+        }
+        let free: Vec<bool> = seen.iter().map(|&n| n >= s.min_count).collect();
+        let n = train.len().max(1) as f64;
+        let (mut m, mut v) = (vec![0.0; self.score.len()], vec![0.0; self.score.len()]);
+        let (b1, b2, eps) = (0.9, 0.999, 1e-8);
+        let mut grad = vec![0.0; self.score.len()];
+        for it in 1..=s.iterations {
+            grad.iter_mut().for_each(|g| *g = 0.0);
+            let mut loss = 0.0;
+            let mut logits = Vec::new();
+            for &i in &train {
+                let r = set.candidates(i);
+                logits.clear();
+                logits.extend(r.clone().map(|k| self.logit(set, k)));
+                let top = logits.iter().cloned().fold(f64::MIN, f64::max);
+                let sum: f64 = logits.iter().map(|x| (x - top).exp()).sum();
+                loss += top + sum.ln() - logits[0];
+                for (j, k) in r.enumerate() {
+                    let p = (logits[j] - top).exp() / sum;
+                    let g = (p - (j == 0) as u8 as f64) / (self.temperature * n);
+                    grad[set.own[k] as usize] += g;
+                    grad[set.their[k] as usize] += g;
+                }
+            }
+            let rate = s.rate * (1.0 - 0.9 * (it - 1) as f64 / s.iterations as f64);
+            for p in (0..self.score.len()).filter(|&p| free[p]) {
+                let g = grad[p] + s.l2 * (self.score[p] - self.start[p]);
+                m[p] = b1 * m[p] + (1.0 - b1) * g;
+                v[p] = b2 * v[p] + (1.0 - b2) * g * g;
+                let mh = m[p] / (1.0 - f64::powi(b1, it as i32));
+                let vh = v[p] / (1.0 - f64::powi(b2, it as i32));
+                self.score[p] -= rate * mh / (vh.sqrt() + eps);
+            }
+            if it % 50 == 0 || it == 1 {
+                progress(it, loss / n);
+            }
+        }
+    }
+
+    /// The learned scores, rounded: every code whose score differs from its prior.
+    pub fn policy(&self, rule: Rule) -> Policy {
+        let prior = Policy::default();
+        let sides = (0..self.sides)
+            .map(|side| {
+                let c = [Color::Black, Color::White][side];
+                let base = prior.table(rule, c);
+                let mut codes = BTreeMap::new();
+                for (code, b) in base.iter().enumerate() {
+                    let at = |role: usize| {
+                        self.score[(role * self.sides + side) * NUM_PCODES + code].round() as i32
+                    };
+                    let v = [at(OWN), at(THEIR)];
+                    if v != *b {
+                        codes.insert(code as u16, v);
+                    }
+                }
+                codes
+            })
+            .collect();
+        Policy { sides }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pattern::{pcode, Pattern};
+    use crate::selfplay::data::{Label, Outcome};
+    use crate::types::Pos;
+
+    #[test]
+    fn positions_list_the_generated_moves_with_the_chosen_one_first() {
+        // Black's open two on row 7, white far away; the labels' choices, in order: a
+        // generated cell, a cell far from every stone (not generated: left out), and a
+        // proven loss (left out).
+        let moves: Vec<Pos> = [(7, 7), (0, 0), (8, 7), (0, 14)]
+            .iter()
+            .map(|&(x, y)| Pos::new(x, y))
+            .collect();
+        let labels = vec![
+            Label {
+                value: 0,
+                best: Pos::new(9, 7),
+            },
+            Label {
+                value: 0,
+                best: Pos::new(14, 14),
+            },
+            Label {
+                value: -VALUE_MATE_BOUND,
+                best: Pos::new(9, 7),
+            },
+        ];
+        let game = Game {
+            rule: Rule::Freestyle,
+            width: 15,
+            height: 15,
+            outcome: Outcome::Draw,
+            moves,
+            opening: 1,
+            labels,
+        };
+        let (mut set, mut tally) = (Choices::default(), Tally::default());
+        set.add(&[game], Rule::Freestyle, 0, &mut tally).unwrap();
+        let want = Tally {
+            games: 1,
+            other_rule: 0,
+            positions: 3,
+            left_out: 2,
+        };
+        assert_eq!(tally, want);
+        assert_eq!(set.len(), 1);
+        // White to move after black (7,7): every cell the search would generate.
+        let mut board = Board::new(15, 15, Rule::Freestyle).unwrap();
+        board.make_move(Pos::new(7, 7));
+        let generated = movegen::generate(&mut board);
+        assert_eq!(set.candidates(0).len(), generated.len());
+        let first = set.candidates(0).start;
+        let white_code = board.pcode(Pos::new(9, 7), Color::White);
+        let black_code = board.pcode(Pos::new(9, 7), Color::Black);
+        assert_eq!(set.own[first] as usize, white_code as usize);
+        assert_eq!(set.their[first] as usize, NUM_PCODES + black_code as usize);
+    }
+
+    #[test]
+    fn fitting_ranks_the_chosen_code_first() {
+        // Every position offers a cell that makes an open two and one that makes a
+        // sleeping two; the prior ranks the open two first, the "search" always chose the
+        // sleeping two.
+        let open2 = pcode([Pattern::F2, Pattern::Dead, Pattern::Dead, Pattern::Dead]);
+        let sleeping2 = pcode([Pattern::B2, Pattern::Dead, Pattern::Dead, Pattern::Dead]);
+        let mut set = Choices::default();
+        set.start.push(0);
+        for i in 0..40 {
+            for code in [sleeping2, open2] {
+                set.own.push(code as u32);
+                set.their.push(NUM_PCODES as u32);
+            }
+            set.start.push(set.own.len() as u32);
+            set.held_out.push(i % 4 == 0);
+        }
+        let mut model = Model::new(&Policy::default(), Rule::Freestyle);
+        model.choose_temperature(&set);
+        let before = model.fit_of(&set, true);
+        assert_eq!(before.accuracy, 0.0);
+        let settings = Settings {
+            iterations: 200,
+            rate: 2.0,
+            l2: 0.0,
+            min_count: 10,
+        };
+        model.fit(&set, &settings, &mut |_, _| {});
+        let learned = model.policy(Rule::Freestyle);
+        let table = learned.table(Rule::Freestyle, Color::Black);
+        assert!(
+            table[sleeping2 as usize][OWN] > table[open2 as usize][OWN],
+            "{table:?}"
+        );
+        let mut rounded = Model::new(&learned, Rule::Freestyle);
+        rounded.temperature = model.temperature;
+        let after = rounded.fit_of(&set, true);
+        assert_eq!(after.accuracy, 1.0);
+        assert!(after.loss < before.loss);
+        // Codes never offered keep their prior and are not written.
+        assert!(learned.sides[0]
+            .keys()
+            .all(|&c| c == open2 || c == sleeping2 || c == 0));
+    }
+}
