@@ -185,6 +185,38 @@ fn self_play_then_training_writes_weights_that_fit_better() {
     let (from, _) = before_after(&stdout, "loss on training positions");
     assert!((from - after).abs() < 1e-4, "{from} vs {after}");
 
+    // The move ordering learns from the same games: the chosen moves rank higher, and
+    // the file it writes reads back as a policy file.
+    let policy = temp("policy.txt");
+    let o = train(&data, &policy, &["--policy", "--temperature", "60"]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(stdout.contains("of them ordered"), "{stdout}");
+    // `loss on training positions L0 (...) -> L1 (...)`: the first number on each side.
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("loss on training positions"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let (left, right) = line.split_once("->").unwrap();
+    let first_number = |s: &str| -> f64 {
+        s.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .find_map(|w| w.parse().ok())
+            .unwrap()
+    };
+    assert!(first_number(right) < first_number(left), "{line}");
+    let text = std::fs::read_to_string(&policy).unwrap();
+    assert!(
+        text.contains("written by `pbrain-wuzi train --policy`"),
+        "{text}"
+    );
+    let learned = wuzi::pattern::policy::Policy::parse(&text).unwrap();
+    assert_eq!(learned.sides.len(), 1);
+    assert!(!learned.sides[0].is_empty(), "{text}");
+
     // Games of another rule are not used.
     let o = train(&data, &temp("renju.txt"), &["--rule", "renju"]);
     assert!(!o.status.success());

@@ -5,6 +5,9 @@
 //! game's result and the search's value (a proven value counting as all but sure). The weights start from the rule's
 //! compiled-in file (or `--from`), and the written file replaces that one in
 //! `src/pattern/weights/` to build a binary that plays with them.
+//!
+//! With `--policy` it fits the move-ordering scores of `src/pattern/policy/` instead, to
+//! the moves the search chose (`policy`).
 
 mod fit;
 mod policy;
@@ -72,6 +75,14 @@ pub struct Args {
     /// starting scores fit the data best).
     #[arg(long, value_parser = scale)]
     pub temperature: Option<f64>,
+    /// With --policy: learn the threat codes' scores too (an own open three or more, a
+    /// their four or more), not only the quiet codes'.
+    #[arg(long)]
+    pub threats: bool,
+    /// With --policy: a pairwise loss, each other move against the chosen one, instead
+    /// of the softmax's.
+    #[arg(long)]
+    pub pairwise: bool,
 }
 
 fn scale(v: &str) -> Result<f64, String> {
@@ -292,6 +303,8 @@ pub fn run_policy(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Polic
         rate: args.rate,
         l2: args.l2,
         min_count: args.min_count,
+        threats: args.threats,
+        pairwise: args.pairwise,
     };
     model.fit(&set, &settings, &mut |it, loss| {
         let _ = writeln!(progress, "iteration {it}: training loss {loss:.5}");

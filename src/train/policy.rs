@@ -1,21 +1,22 @@
 //! Fitting the move-ordering scores to self-play data: in every searched position the
-//! search orders (no five to make or stop, no open four of its own), the candidate moves
-//! it would generate compete in a softmax of their scores, and the fit raises the
-//! probability of the move the search chose. A candidate's score is its cell's own score
-//! for the side to move plus its their score for the opponent (`pattern::policy`).
+//! search orders (no five to make or stop, no open four of its own, not a proven loss),
+//! the candidate moves it would generate compete in a softmax of their scores (or, with
+//! the pairwise loss, each against the chosen move), and the fit raises the move the
+//! search chose. A candidate's score is its cell's own score for the side to move plus its
+//! their score for the opponent (`pattern::policy`).
 //!
-//! The scores stay in the engine's units: a fixed temperature turns them into logits,
-//! chosen as the one under which the starting scores fit the data best, so the history
+//! The scores stay in the engine's units: a fixed temperature turns them into logits (by
+//! default the one under which the starting scores fit the data best), so the history
 //! and killer bonuses the search adds keep their weight. Every code starts from the
 //! compiled-in file's score (its prior unless listed) and learns only if it is seen often
-//! enough, held near its start by an L2 penalty. Full-batch Adam: a run is repeatable to
-//! the bit.
+//! enough (and, unless asked, is no threat code), held near its start by an L2 penalty.
+//! Full-batch Adam: a run is repeatable to the bit.
 
 use crate::board::Board;
 use crate::movegen::{self, Threat};
 use crate::pattern::policy::Policy;
 use crate::pattern::weights::{OWN, THEIR};
-use crate::pattern::{Pattern4, NUM_PCODES};
+use crate::pattern::{combine, Pattern4, NUM_PCODES, PATTERNS_OF_PCODE};
 use crate::selfplay::data::Game;
 use crate::types::{Color, Rule, VALUE_MATE_BOUND};
 use std::collections::BTreeMap;
@@ -156,11 +157,17 @@ pub struct Settings {
     pub l2: f64,
     /// Fewest positions a code must be a candidate in to learn.
     pub min_count: usize,
+    /// Learn the scores of threat codes too (own: an open three or more; their: a four or
+    /// more); otherwise they keep their starting scores and only quiet codes learn.
+    pub threats: bool,
+    /// Pairwise loss (each other move against the chosen one) instead of the softmax's.
+    pub pairwise: bool,
 }
 
-/// Cross-entropy and top-1 accuracy, over one set.
+/// How well the scores rank the chosen moves of one set.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Fit {
+    /// The softmax's cross-entropy (whichever loss the fit used).
     pub loss: f64,
     /// How often the chosen move scores above every other.
     pub accuracy: f64,
@@ -244,7 +251,9 @@ impl Model {
                 seen[set.their[k] as usize] += 1;
             }
         }
-        let free: Vec<bool> = seen.iter().map(|&n| n >= s.min_count).collect();
+        let free: Vec<bool> = (0..seen.len())
+            .map(|p| seen[p] >= s.min_count && (s.threats || !self.is_threat(p)))
+            .collect();
         let n = train.len().max(1) as f64;
         let (mut m, mut v) = (vec![0.0; self.score.len()], vec![0.0; self.score.len()]);
         let (b1, b2, eps) = (0.9, 0.999, 1e-8);
@@ -257,12 +266,27 @@ impl Model {
                 let r = set.candidates(i);
                 logits.clear();
                 logits.extend(r.clone().map(|k| self.logit(set, k)));
-                let top = logits.iter().cloned().fold(f64::MIN, f64::max);
-                let sum: f64 = logits.iter().map(|x| (x - top).exp()).sum();
-                loss += top + sum.ln() - logits[0];
+                let dl: Vec<f64> = if s.pairwise {
+                    // Each other move against the chosen one: softplus of its lead.
+                    let mut d = vec![0.0; logits.len()];
+                    for j in 1..logits.len() {
+                        let x = logits[j] - logits[0];
+                        loss += if x > 30.0 { x } else { x.exp().ln_1p() };
+                        let sig = 1.0 / (1.0 + (-x).exp());
+                        d[j] += sig;
+                        d[0] -= sig;
+                    }
+                    d
+                } else {
+                    let top = logits.iter().cloned().fold(f64::MIN, f64::max);
+                    let sum: f64 = logits.iter().map(|x| (x - top).exp()).sum();
+                    loss += top + sum.ln() - logits[0];
+                    (0..logits.len())
+                        .map(|j| (logits[j] - top).exp() / sum - (j == 0) as u8 as f64)
+                        .collect()
+                };
                 for (j, k) in r.enumerate() {
-                    let p = (logits[j] - top).exp() / sum;
-                    let g = (p - (j == 0) as u8 as f64) / (self.temperature * n);
+                    let g = dl[j] / (self.temperature * n);
                     grad[set.own[k] as usize] += g;
                     grad[set.their[k] as usize] += g;
                 }
@@ -280,6 +304,25 @@ impl Model {
                 progress(it, loss / n);
             }
         }
+    }
+
+    /// Whether score `p` is a threat code's: an own open three or more, or a their four or
+    /// more (the moves the search does not count as quiet).
+    fn is_threat(&self, p: usize) -> bool {
+        let (role, side, code) = (
+            p / (self.sides * NUM_PCODES),
+            p / NUM_PCODES % self.sides,
+            p % NUM_PCODES,
+        );
+        let renju_black = self.sides == 2 && side == 0;
+        let class = combine(PATTERNS_OF_PCODE[code], renju_black);
+        // (A renju black's forbidden point ranks above both.)
+        let least = if role == OWN {
+            Pattern4::HFlex3
+        } else {
+            Pattern4::EBlock4
+        };
+        class >= least
     }
 
     /// The learned scores, rounded: every code whose score differs from its prior.
@@ -384,31 +427,72 @@ mod tests {
             set.start.push(set.own.len() as u32);
             set.held_out.push(i % 4 == 0);
         }
-        let mut model = Model::new(&Policy::default(), Rule::Freestyle);
-        model.choose_temperature(&set);
-        let before = model.fit_of(&set, true);
-        assert_eq!(before.accuracy, 0.0);
-        let settings = Settings {
-            iterations: 200,
-            rate: 2.0,
-            l2: 0.0,
-            min_count: 10,
-        };
-        model.fit(&set, &settings, &mut |_, _| {});
-        let learned = model.policy(Rule::Freestyle);
-        let table = learned.table(Rule::Freestyle, Color::Black);
-        assert!(
-            table[sleeping2 as usize][OWN] > table[open2 as usize][OWN],
-            "{table:?}"
-        );
-        let mut rounded = Model::new(&learned, Rule::Freestyle);
-        rounded.temperature = model.temperature;
-        let after = rounded.fit_of(&set, true);
-        assert_eq!(after.accuracy, 1.0);
-        assert!(after.loss < before.loss);
-        // Codes never offered keep their prior and are not written.
-        assert!(learned.sides[0]
-            .keys()
-            .all(|&c| c == open2 || c == sleeping2 || c == 0));
+        for pairwise in [false, true] {
+            let mut model = Model::new(&Policy::default(), Rule::Freestyle);
+            model.choose_temperature(&set);
+            let before = model.fit_of(&set, true);
+            assert_eq!(before.accuracy, 0.0);
+            let settings = Settings {
+                iterations: 200,
+                rate: 2.0,
+                l2: 0.0,
+                min_count: 10,
+                threats: true,
+                pairwise,
+            };
+            model.fit(&set, &settings, &mut |_, _| {});
+            let learned = model.policy(Rule::Freestyle);
+            let table = learned.table(Rule::Freestyle, Color::Black);
+            assert!(
+                table[sleeping2 as usize][OWN] > table[open2 as usize][OWN],
+                "{table:?}"
+            );
+            let mut rounded = Model::new(&learned, Rule::Freestyle);
+            rounded.temperature = model.temperature;
+            let after = rounded.fit_of(&set, true);
+            assert_eq!(after.accuracy, 1.0, "pairwise {pairwise}");
+            assert!(after.loss < before.loss);
+            // Codes never offered keep their prior and are not written.
+            assert!(learned.sides[0]
+                .keys()
+                .all(|&c| c == open2 || c == sleeping2 || c == 0));
+        }
+    }
+
+    #[test]
+    fn threat_codes_keep_their_scores_unless_asked() {
+        // The chosen move blocks nothing; the other makes an open three.
+        let quiet = pcode([Pattern::F1, Pattern::Dead, Pattern::Dead, Pattern::Dead]);
+        let three = pcode([Pattern::F3, Pattern::Dead, Pattern::Dead, Pattern::Dead]);
+        let mut set = Choices::default();
+        set.start.push(0);
+        for _ in 0..40 {
+            for code in [quiet, three] {
+                set.own.push(code as u32);
+                set.their.push(NUM_PCODES as u32);
+            }
+            set.start.push(set.own.len() as u32);
+            set.held_out.push(false);
+        }
+        let prior = Policy::default().table(Rule::Freestyle, Color::Black);
+        for threats in [false, true] {
+            let mut model = Model::new(&Policy::default(), Rule::Freestyle);
+            model.temperature = 60.0;
+            let settings = Settings {
+                iterations: 100,
+                rate: 2.0,
+                l2: 0.0,
+                min_count: 10,
+                threats,
+                pairwise: false,
+            };
+            model.fit(&set, &settings, &mut |_, _| {});
+            let table = model
+                .policy(Rule::Freestyle)
+                .table(Rule::Freestyle, Color::Black);
+            assert!(table[quiet as usize][OWN] > prior[quiet as usize][OWN]);
+            let moved = table[three as usize][OWN] != prior[three as usize][OWN];
+            assert_eq!(moved, threats);
+        }
     }
 }
