@@ -15,7 +15,7 @@
 //! line patterns, the ordering the engine used before it learned one. Lines starting with
 //! `#` are comments. Without `side` lines, both colours share the scores.
 
-use super::weights::{code_line, Pair};
+use super::weights::{code_line, write_code_line, Pair};
 use super::{combine, Pattern, Pattern4, NUM_PCODES, PATTERNS_OF_PCODE};
 use crate::types::{Color, Rule};
 use anyhow::bail;
@@ -114,13 +114,8 @@ impl Policy {
             if self.sides.len() == 2 {
                 let _ = writeln!(s, "side {}", ["black", "white"][i]);
             }
-            for (&code, v) in side {
-                let p = PATTERNS_OF_PCODE[code as usize];
-                let _ = writeln!(
-                    s,
-                    "code {:?} {:?} {:?} {:?} {} {}",
-                    p[0], p[1], p[2], p[3], v[0], v[1]
-                );
+            for (&code, &v) in side {
+                write_code_line(&mut s, code, v);
             }
         }
         s

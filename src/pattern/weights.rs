@@ -109,6 +109,16 @@ pub fn code_line(words: &[&str]) -> anyhow::Result<(u16, Pair)> {
     Ok((super::pcode(p), pair(&words[4..])?))
 }
 
+/// Write the `code` line of pattern code `code` with its values `v`.
+pub fn write_code_line(s: &mut String, code: u16, v: Pair) {
+    let p = PATTERNS_OF_PCODE[code as usize];
+    let _ = writeln!(
+        s,
+        "code {:?} {:?} {:?} {:?} {} {}",
+        p[0], p[1], p[2], p[3], v[0], v[1]
+    );
+}
+
 impl SideWeights {
     /// Every code at its class's values from `class`.
     pub fn classes(class: [Pair; Pattern4::COUNT]) -> SideWeights {
@@ -206,13 +216,8 @@ impl Weights {
                     v[1]
                 );
             }
-            for (&code, v) in &side.codes {
-                let p = PATTERNS_OF_PCODE[code as usize];
-                let _ = writeln!(
-                    s,
-                    "code {:?} {:?} {:?} {:?} {} {}",
-                    p[0], p[1], p[2], p[3], v[0], v[1]
-                );
+            for (&code, &v) in &side.codes {
+                write_code_line(&mut s, code, v);
             }
         }
         s

@@ -112,6 +112,26 @@ pub fn command(args: &Args, progress: &mut dyn Write) -> anyhow::Result<()> {
     }
 }
 
+/// Check that `--out` may be written, then read and parse `--from` if given.
+fn starting_file<T>(
+    args: &Args,
+    parse: fn(&str) -> anyhow::Result<T>,
+) -> anyhow::Result<Option<T>> {
+    anyhow::ensure!(
+        args.force || !args.out.exists(),
+        "{} exists: give --force to replace it",
+        args.out.display()
+    );
+    let Some(path) = &args.from else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    parse(&text)
+        .map(Some)
+        .map_err(|e| anyhow::anyhow!("{}: {e:#}", path.display()))
+}
+
 /// Read each data file in turn and hand its games to `add`.
 fn for_each_file(
     args: &Args,
@@ -135,19 +155,7 @@ fn for_each_file(
 
 /// Read the data, fit and write the weights; progress lines go to `progress`.
 pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
-    anyhow::ensure!(
-        args.force || !args.out.exists(),
-        "{} exists: give --force to replace it",
-        args.out.display()
-    );
-    let start = match &args.from {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-            Weights::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e:#}", path.display()))?
-        }
-        None => weights::builtin(args.rule),
-    };
+    let start = starting_file(args, Weights::parse)?.unwrap_or_else(|| weights::builtin(args.rule));
     anyhow::ensure!(
         start.sides.len() == if args.rule == Rule::Renju { 2 } else { 1 },
         "the starting weights must have {} for this rule",
@@ -257,19 +265,8 @@ pub struct PolicyReport {
 
 /// Read the data, fit the move-ordering scores and write them.
 pub fn run_policy(args: &Args, progress: &mut dyn Write) -> anyhow::Result<PolicyReport> {
-    anyhow::ensure!(
-        args.force || !args.out.exists(),
-        "{} exists: give --force to replace it",
-        args.out.display()
-    );
-    let start = match &args.from {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-            Policy::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e:#}", path.display()))?
-        }
-        None => pattern::policy::builtin(args.rule),
-    };
+    let start =
+        starting_file(args, Policy::parse)?.unwrap_or_else(|| pattern::policy::builtin(args.rule));
     let mut set = policy::Choices::default();
     let mut tally = policy::Tally::default();
     for_each_file(args, progress, &mut |games| {

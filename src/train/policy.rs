@@ -12,6 +12,7 @@
 //! enough (and, unless asked, is no threat code), held near its start by an L2 penalty.
 //! Full-batch Adam: a run is repeatable to the bit.
 
+use super::samples::replay;
 use crate::board::Board;
 use crate::movegen::{self, Threat};
 use crate::pattern::policy::Policy;
@@ -60,50 +61,36 @@ impl Choices {
         let index = |c: Color, code: u16, role: usize| {
             ((role * sides + c.idx().min(sides - 1)) * NUM_PCODES + code as usize) as u32
         };
-        for (g, game) in games.iter().enumerate() {
-            if game.rule != rule {
-                tally.other_rule += 1;
-                continue;
-            }
-            tally.games += 1;
-            let held = hold_out > 0 && tally.games.is_multiple_of(hold_out);
-            let mut board = Board::new(game.width, game.height, rule)?;
-            for (i, &m) in game.moves.iter().enumerate() {
-                if let Some(label) = i.checked_sub(game.opening).and_then(|k| game.labels.get(k)) {
-                    tally.positions += 1;
-                    // In a proven loss every move loses: the choice teaches nothing.
-                    let moves = if label.value <= -VALUE_MATE_BOUND {
-                        Vec::new()
-                    } else {
-                        ordered_moves(&mut board)
-                    };
-                    let chosen = moves.iter().position(|&p| p == label.best);
-                    match chosen {
-                        None => tally.left_out += 1,
-                        Some(k) => {
-                            let us = board.side_to_move();
-                            // The chosen move first, then the others in board order.
-                            let first = std::iter::once(moves[k]);
-                            for p in first.chain(moves.iter().copied().filter(|&p| p != moves[k])) {
-                                self.own.push(index(us, board.pcode(p, us), OWN));
-                                let them = us.opp();
-                                self.their.push(index(them, board.pcode(p, them), THEIR));
-                            }
-                            self.start.push(self.own.len() as u32);
-                            self.held_out.push(held);
-                        }
-                    }
+        let (games_read, other_rule) = (&mut tally.games, &mut tally.other_rule);
+        replay(
+            games,
+            rule,
+            hold_out,
+            games_read,
+            other_rule,
+            &mut |board, _, label, held| {
+                tally.positions += 1;
+                // In a proven loss every move loses: the choice teaches nothing.
+                let moves = if label.value <= -VALUE_MATE_BOUND {
+                    Vec::new()
+                } else {
+                    ordered_moves(board)
+                };
+                let Some(k) = moves.iter().position(|&p| p == label.best) else {
+                    tally.left_out += 1;
+                    return;
+                };
+                let (us, them) = (board.side_to_move(), board.side_to_move().opp());
+                // The chosen move first, then the others in board order.
+                let others = moves.iter().copied().filter(|&p| p != moves[k]);
+                for p in std::iter::once(moves[k]).chain(others) {
+                    self.own.push(index(us, board.pcode(p, us), OWN));
+                    self.their.push(index(them, board.pcode(p, them), THEIR));
                 }
-                anyhow::ensure!(
-                    board.on_board(m) && board.is_empty(m),
-                    "game {}: move {} ({m}) is not on an empty cell",
-                    g + 1,
-                    i + 1
-                );
-                board.make_move(m);
-            }
-        }
-        Ok(())
+                self.start.push(self.own.len() as u32);
+                self.held_out.push(held);
+            },
+        )
     }
 
     /// Number of positions.

@@ -4,7 +4,7 @@
 use crate::board::Board;
 use crate::pattern::weights::{OWN, THEIR};
 use crate::pattern::{Pattern4, NUM_PCODES};
-use crate::selfplay::data::{Game, Outcome};
+use crate::selfplay::data::{Game, Label, Outcome};
 use crate::types::{Color, Rule};
 
 /// What a parameter of the evaluation is: a pattern code's own or their value, for one
@@ -68,46 +68,33 @@ impl Samples {
     ) -> anyhow::Result<()> {
         let sides = if rule == Rule::Renju { 2 } else { 1 };
         let side_of = |c: Color| c.idx().min(sides - 1);
-        for (g, game) in games.iter().enumerate() {
-            if game.rule != rule {
-                tally.other_rule += 1;
-                continue;
-            }
-            tally.games += 1;
-            let held = hold_out > 0 && tally.games.is_multiple_of(hold_out);
-            let mut board = Board::new(game.width, game.height, rule)?;
-            for (i, &m) in game.moves.iter().enumerate() {
-                if let Some(label) = i.checked_sub(game.opening).and_then(|k| game.labels.get(k)) {
-                    tally.positions += 1;
-                    if !quiet(&board) {
-                        tally.not_quiet += 1;
-                    } else {
-                        let us = board.side_to_move();
-                        let result = match (game.outcome, us) {
-                            (Outcome::Draw, _) => 0.5,
-                            (Outcome::BlackWon, Color::Black)
-                            | (Outcome::WhiteWon, Color::White) => 1.0,
-                            _ => 0.0,
-                        };
-                        // A proven value counts as all but sure: MATE_UNITS on the curve.
-                        let sure = MATE_UNITS * scale;
-                        let value = (label.value as f64).clamp(-sure, sure);
-                        let target =
-                            lambda * result + (1.0 - lambda) * win_probability(value, scale);
-                        let sides = [side_of(us), side_of(us.opp())];
-                        self.push(&board, sides, target, held);
-                    }
+        let (games_read, other_rule) = (&mut tally.games, &mut tally.other_rule);
+        replay(
+            games,
+            rule,
+            hold_out,
+            games_read,
+            other_rule,
+            &mut |board, game, label, held| {
+                tally.positions += 1;
+                if !quiet(board) {
+                    tally.not_quiet += 1;
+                    return;
                 }
-                anyhow::ensure!(
-                    board.on_board(m) && board.is_empty(m),
-                    "game {}: move {} ({m}) is not on an empty cell",
-                    g + 1,
-                    i + 1
-                );
-                board.make_move(m);
-            }
-        }
-        Ok(())
+                let us = board.side_to_move();
+                let result = match (game.outcome, us) {
+                    (Outcome::Draw, _) => 0.5,
+                    (Outcome::BlackWon, Color::Black) | (Outcome::WhiteWon, Color::White) => 1.0,
+                    _ => 0.0,
+                };
+                // A proven value counts as all but sure: MATE_UNITS on the curve.
+                let sure = MATE_UNITS * scale;
+                let value = (label.value as f64).clamp(-sure, sure);
+                let target = lambda * result + (1.0 - lambda) * win_probability(value, scale);
+                let sides = [side_of(us), side_of(us.opp())];
+                self.push(board, sides, target, held);
+            },
+        )
     }
 
     fn push(&mut self, board: &Board, sides: [usize; 2], target: f64, held: bool) {
@@ -157,6 +144,42 @@ impl Samples {
             .zip(&self.count[a..b])
             .map(|(&p, &n)| (p as usize, n as f64))
     }
+}
+
+/// Replay the games of `rule` (counting them in `games_read`, and those of other rules in
+/// `other_rule`) and show `visit` every searched position: the board before the move,
+/// the game, the search's label and whether the game is held out (every `hold_out`-th
+/// game of the rule, if not 0). A move onto a stone or off the board is an error.
+pub fn replay(
+    games: &[Game],
+    rule: Rule,
+    hold_out: usize,
+    games_read: &mut usize,
+    other_rule: &mut usize,
+    visit: &mut dyn FnMut(&mut Board, &Game, &Label, bool),
+) -> anyhow::Result<()> {
+    for (g, game) in games.iter().enumerate() {
+        if game.rule != rule {
+            *other_rule += 1;
+            continue;
+        }
+        *games_read += 1;
+        let held = hold_out > 0 && games_read.is_multiple_of(hold_out);
+        let mut board = Board::new(game.width, game.height, rule)?;
+        for (i, &m) in game.moves.iter().enumerate() {
+            if let Some(label) = i.checked_sub(game.opening).and_then(|k| game.labels.get(k)) {
+                visit(&mut board, game, label, held);
+            }
+            anyhow::ensure!(
+                board.on_board(m) && board.is_empty(m),
+                "game {}: move {} ({m}) is not on an empty cell",
+                g + 1,
+                i + 1
+            );
+            board.make_move(m);
+        }
+    }
+    Ok(())
 }
 
 /// What a proven win (or loss) counts as in the target, in logistic units: a value whose
