@@ -106,7 +106,7 @@ pub struct Report {
 /// Run the command: fit the evaluation, or with `--policy` the move ordering.
 pub fn command(args: &Args, progress: &mut dyn Write) -> anyhow::Result<()> {
     if args.policy {
-        run_policy(args, progress).map(drop)
+        run_policy(args, progress)
     } else {
         run(args, progress).map(drop)
     }
@@ -251,20 +251,8 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
     Ok(report)
 }
 
-/// What a `--policy` run did, for the caller and the tests.
-#[derive(Debug)]
-pub struct PolicyReport {
-    pub positions: usize,
-    pub temperature: f64,
-    pub train_before: policy::Fit,
-    pub train_after: policy::Fit,
-    pub held_before: policy::Fit,
-    pub held_after: policy::Fit,
-    pub policy: Policy,
-}
-
 /// Read the data, fit the move-ordering scores and write them.
-pub fn run_policy(args: &Args, progress: &mut dyn Write) -> anyhow::Result<PolicyReport> {
+pub fn run_policy(args: &Args, progress: &mut dyn Write) -> anyhow::Result<()> {
     let start =
         starting_file(args, Policy::parse)?.unwrap_or_else(|| pattern::policy::builtin(args.rule));
     let mut set = policy::Choices::default();
@@ -310,15 +298,7 @@ pub fn run_policy(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Polic
     // The fit of the rounded scores, as the engine will use them.
     let mut rounded = policy::Model::new(&learned, args.rule);
     rounded.temperature = model.temperature;
-    let report = PolicyReport {
-        positions: set.len(),
-        temperature: model.temperature,
-        train_before,
-        train_after: rounded.fit_of(&set, false),
-        held_before,
-        held_after: rounded.fit_of(&set, true),
-        policy: learned,
-    };
+    let (train_after, held_after) = (rounded.fit_of(&set, false), rounded.fit_of(&set, true));
     let show = |f: &policy::Fit| {
         format!(
             "{:.4} ({:.1}% first, {:.1}% in the first five)",
@@ -330,10 +310,10 @@ pub fn run_policy(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Polic
     writeln!(
         progress,
         "loss on training positions {} -> {}, on held-out games {} -> {}",
-        show(&report.train_before),
-        show(&report.train_after),
-        show(&report.held_before),
-        show(&report.held_after)
+        show(&train_before),
+        show(&train_after),
+        show(&held_before),
+        show(&held_after)
     )?;
     let data: Vec<String> = args.data.iter().map(|p| p.display().to_string()).collect();
     let header = format!(
@@ -349,12 +329,12 @@ pub fn run_policy(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Polic
         args.rate,
         args.l2,
         args.min_count,
-        report.temperature,
-        show(&report.held_before),
-        show(&report.held_after)
+        model.temperature,
+        show(&held_before),
+        show(&held_after)
     );
-    std::fs::write(&args.out, report.policy.to_text(&header))
+    std::fs::write(&args.out, learned.to_text(&header))
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.out.display()))?;
     writeln!(progress, "wrote {}", args.out.display())?;
-    Ok(report)
+    Ok(())
 }

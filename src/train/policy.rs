@@ -24,13 +24,29 @@ use std::collections::BTreeMap;
 
 /// The positions, stored flat: position `i` has the candidates `start[i]..start[i + 1]`,
 /// the chosen one first.
-#[derive(Default)]
 pub struct Choices {
     /// Per candidate: the index of its own and of its their score in `Model::score`.
     own: Vec<u32>,
     their: Vec<u32>,
     start: Vec<u32>,
     held_out: Vec<bool>,
+}
+
+impl Default for Choices {
+    fn default() -> Choices {
+        Choices {
+            own: Vec::new(),
+            their: Vec::new(),
+            start: vec![0],
+            held_out: Vec::new(),
+        }
+    }
+}
+
+/// Where a score sits in `Model::score`: own scores (per side, per code), then their
+/// scores. `sides` is 2 under renju (black's, then white's), 1 elsewhere.
+fn score_index(sides: usize, c: Color, code: u16, role: usize) -> usize {
+    (role * sides + c.idx().min(sides - 1)) * NUM_PCODES + code as usize
 }
 
 /// What was read, for the report.
@@ -54,13 +70,8 @@ impl Choices {
         hold_out: usize,
         tally: &mut Tally,
     ) -> anyhow::Result<()> {
-        if self.start.is_empty() {
-            self.start.push(0);
-        }
         let sides = if rule == Rule::Renju { 2 } else { 1 };
-        let index = |c: Color, code: u16, role: usize| {
-            ((role * sides + c.idx().min(sides - 1)) * NUM_PCODES + code as usize) as u32
-        };
+        let index = |c: Color, code: u16, role: usize| score_index(sides, c, code, role) as u32;
         let (games_read, other_rule) = (&mut tally.games, &mut tally.other_rule);
         replay(
             games,
@@ -162,6 +173,30 @@ pub struct Fit {
     pub top5: f64,
 }
 
+/// A softmax over one position's logits, the chosen move's first.
+struct Softmax {
+    top: f64,
+    sum: f64,
+}
+
+impl Softmax {
+    fn of(logits: &[f64]) -> Softmax {
+        let top = logits.iter().cloned().fold(f64::MIN, f64::max);
+        let sum = logits.iter().map(|x| (x - top).exp()).sum();
+        Softmax { top, sum }
+    }
+
+    /// The probability of the move whose logit is `x`.
+    fn probability(&self, x: f64) -> f64 {
+        (x - self.top).exp() / self.sum
+    }
+
+    /// The cross-entropy of the chosen move.
+    fn loss(&self, logits: &[f64]) -> f64 {
+        self.top + self.sum.ln() - logits[0]
+    }
+}
+
 impl Model {
     /// The model of `policy`'s scores for `rule`, at temperature 1.
     pub fn new(policy: &Policy, rule: Rule) -> Model {
@@ -172,7 +207,7 @@ impl Model {
                 let c = [Color::Black, Color::White][side];
                 let table = policy.table(rule, c);
                 for (code, v) in table.iter().enumerate() {
-                    score[(role * sides + side) * NUM_PCODES + code] = v[role] as f64;
+                    score[score_index(sides, c, code as u16, role)] = v[role] as f64;
                 }
             }
         }
@@ -190,9 +225,7 @@ impl Model {
         for i in (0..set.len()).filter(|&i| set.held_out[i] == held) {
             let r = set.candidates(i);
             let s: Vec<f64> = r.clone().map(|k| self.logit(set, k)).collect();
-            let top = s.iter().cloned().fold(f64::MIN, f64::max);
-            let sum: f64 = s.iter().map(|x| (x - top).exp()).sum();
-            loss += top + sum.ln() - s[0];
+            loss += Softmax::of(&s).loss(&s);
             // A tie with the chosen move counts against it.
             let above = s[1..].iter().filter(|&&x| x >= s[0]).count();
             hits += (above == 0) as usize;
@@ -248,30 +281,33 @@ impl Model {
         for it in 1..=s.iterations {
             grad.iter_mut().for_each(|g| *g = 0.0);
             let mut loss = 0.0;
-            let mut logits = Vec::new();
+            let (mut logits, mut dl) = (Vec::new(), Vec::new());
             for &i in &train {
                 let r = set.candidates(i);
                 logits.clear();
                 logits.extend(r.clone().map(|k| self.logit(set, k)));
-                let dl: Vec<f64> = if s.pairwise {
+                // The loss's derivative by each logit.
+                dl.clear();
+                if s.pairwise {
                     // Each other move against the chosen one: softplus of its lead.
-                    let mut d = vec![0.0; logits.len()];
+                    dl.resize(logits.len(), 0.0);
                     for j in 1..logits.len() {
                         let x = logits[j] - logits[0];
                         loss += if x > 30.0 { x } else { x.exp().ln_1p() };
                         let sig = 1.0 / (1.0 + (-x).exp());
-                        d[j] += sig;
-                        d[0] -= sig;
+                        dl[j] += sig;
+                        dl[0] -= sig;
                     }
-                    d
                 } else {
-                    let top = logits.iter().cloned().fold(f64::MIN, f64::max);
-                    let sum: f64 = logits.iter().map(|x| (x - top).exp()).sum();
-                    loss += top + sum.ln() - logits[0];
-                    (0..logits.len())
-                        .map(|j| (logits[j] - top).exp() / sum - (j == 0) as u8 as f64)
-                        .collect()
-                };
+                    let soft = Softmax::of(&logits);
+                    loss += soft.loss(&logits);
+                    dl.extend(
+                        logits
+                            .iter()
+                            .enumerate()
+                            .map(|(j, &x)| soft.probability(x) - (j == 0) as u8 as f64),
+                    );
+                }
                 for (j, k) in r.enumerate() {
                     let g = dl[j] / (self.temperature * n);
                     grad[set.own[k] as usize] += g;
@@ -322,7 +358,7 @@ impl Model {
                 let mut codes = BTreeMap::new();
                 for (code, b) in base.iter().enumerate() {
                     let at = |role: usize| {
-                        self.score[(role * self.sides + side) * NUM_PCODES + code].round() as i32
+                        self.score[score_index(self.sides, c, code as u16, role)].round() as i32
                     };
                     let v = [at(OWN), at(THEIR)];
                     if v != *b {
@@ -397,6 +433,22 @@ mod tests {
         assert_eq!(set.their[first] as usize, NUM_PCODES + black_code as usize);
     }
 
+    /// 40 freestyle positions of two moves each, which make the own codes `chosen` (the
+    /// search's choice) and `other` and stop nothing; position `i` is held out if `held(i)`.
+    fn two_moves(chosen: u16, other: u16, held: impl Fn(usize) -> bool) -> Choices {
+        let mut set = Choices::default();
+        let index = |code, role| score_index(1, Color::Black, code, role) as u32;
+        for i in 0..40 {
+            for code in [chosen, other] {
+                set.own.push(index(code, OWN));
+                set.their.push(index(0, THEIR));
+            }
+            set.start.push(set.own.len() as u32);
+            set.held_out.push(held(i));
+        }
+        set
+    }
+
     #[test]
     fn fitting_ranks_the_chosen_code_first() {
         // Every position offers a cell that makes an open two and one that makes a
@@ -404,16 +456,7 @@ mod tests {
         // sleeping two.
         let open2 = pcode([Pattern::F2, Pattern::Dead, Pattern::Dead, Pattern::Dead]);
         let sleeping2 = pcode([Pattern::B2, Pattern::Dead, Pattern::Dead, Pattern::Dead]);
-        let mut set = Choices::default();
-        set.start.push(0);
-        for i in 0..40 {
-            for code in [sleeping2, open2] {
-                set.own.push(code as u32);
-                set.their.push(NUM_PCODES as u32);
-            }
-            set.start.push(set.own.len() as u32);
-            set.held_out.push(i % 4 == 0);
-        }
+        let set = two_moves(sleeping2, open2, |i| i % 4 == 0);
         for pairwise in [false, true] {
             let mut model = Model::new(&Policy::default(), Rule::Freestyle);
             model.choose_temperature(&set);
@@ -451,16 +494,7 @@ mod tests {
         // The chosen move blocks nothing; the other makes an open three.
         let quiet = pcode([Pattern::F1, Pattern::Dead, Pattern::Dead, Pattern::Dead]);
         let three = pcode([Pattern::F3, Pattern::Dead, Pattern::Dead, Pattern::Dead]);
-        let mut set = Choices::default();
-        set.start.push(0);
-        for _ in 0..40 {
-            for code in [quiet, three] {
-                set.own.push(code as u32);
-                set.their.push(NUM_PCODES as u32);
-            }
-            set.start.push(set.own.len() as u32);
-            set.held_out.push(false);
-        }
+        let set = two_moves(quiet, three, |_| false);
         let prior = Policy::default().table(Rule::Freestyle, Color::Black);
         for threats in [false, true] {
             let mut model = Model::new(&Policy::default(), Rule::Freestyle);
