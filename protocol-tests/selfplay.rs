@@ -124,17 +124,33 @@ fn train(data: &Path, out: &Path, extra: &[&str]) -> Output {
         .unwrap()
 }
 
-/// The two numbers of the line `label A -> B`.
+/// `train`, which must succeed: its standard output.
+fn train_ok(data: &Path, out: &Path, extra: &[&str]) -> String {
+    let o = train(data, out, extra);
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    stdout
+}
+
+/// The first number on each side of the line `label A ... -> B ...`.
 fn before_after(stdout: &str, label: &str) -> (f64, f64) {
-    let rest = &stdout[stdout
-        .find(label)
-        .unwrap_or_else(|| panic!("{label}: {stdout}"))..];
-    let nums: Vec<f64> = rest[label.len()..]
-        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .filter_map(|w| w.parse().ok())
-        .take(2)
-        .collect();
-    (nums[0], nums[1])
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("{label}: {stdout}"));
+    let (left, right) = line[label.len()..]
+        .split_once("->")
+        .unwrap_or_else(|| panic!("{line}"));
+    let first_number = |s: &str| -> f64 {
+        s.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .find_map(|w| w.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"))
+    };
+    (first_number(left), first_number(right))
 }
 
 #[test]
@@ -151,13 +167,7 @@ fn self_play_then_training_writes_weights_that_fit_better() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 
     let out = temp("freestyle.txt");
-    let o = train(&data, &out, &[]);
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        o.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let stdout = train_ok(&data, &out, &[]);
     assert!(stdout.contains("16 games of this rule"), "{stdout}");
     let (before, after) = before_after(&stdout, "loss on training positions");
     assert!(after < before, "{stdout}");
@@ -179,35 +189,17 @@ fn self_play_then_training_writes_weights_that_fit_better() {
 
     // Training can go on from the file it wrote.
     let again = temp("again.txt");
-    let o = train(&data, &again, &["--from", out.to_str().unwrap()]);
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{stdout}");
+    let stdout = train_ok(&data, &again, &["--from", out.to_str().unwrap()]);
     let (from, _) = before_after(&stdout, "loss on training positions");
     assert!((from - after).abs() < 1e-4, "{from} vs {after}");
 
     // The move ordering learns from the same games: the chosen moves rank higher, and
     // the file it writes reads back as a policy file.
     let policy = temp("policy.txt");
-    let o = train(&data, &policy, &["--policy", "--temperature", "60"]);
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        o.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let stdout = train_ok(&data, &policy, &["--policy", "--temperature", "60"]);
     assert!(stdout.contains("of them ordered"), "{stdout}");
-    // `loss on training positions L0 (...) -> L1 (...)`: the first number on each side.
-    let line = stdout
-        .lines()
-        .find(|l| l.starts_with("loss on training positions"))
-        .unwrap_or_else(|| panic!("{stdout}"));
-    let (left, right) = line.split_once("->").unwrap();
-    let first_number = |s: &str| -> f64 {
-        s.split(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .find_map(|w| w.parse().ok())
-            .unwrap()
-    };
-    assert!(first_number(right) < first_number(left), "{line}");
+    let (before, after) = before_after(&stdout, "loss on training positions");
+    assert!(after < before, "{stdout}");
     let text = std::fs::read_to_string(&policy).unwrap();
     assert!(
         text.contains("written by `pbrain-wuzi train --policy`"),

@@ -146,7 +146,7 @@ mod tests {
         for rule in Rule::ALL {
             let p = Policy::parse(FILES[rule.idx()])
                 .unwrap_or_else(|e| panic!("{}: {e:#}", file_name(rule)));
-            assert!(p.sides.len() <= if rule == Rule::Renju { 2 } else { 1 });
+            assert!(p.sides.len() <= crate::pattern::weights::sides(rule));
             assert_eq!(Policy::parse(&p.to_text("again")).unwrap(), p);
         }
     }

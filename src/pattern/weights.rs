@@ -55,6 +55,16 @@ const FILES: [&str; 5] = [
     include_str!("weights/caro-exact.txt"),
 ];
 
+/// How many value sets a rule's files hold: renju has one for black and one for white
+/// (black's fouls change what its shapes are worth); every other rule, one for both.
+pub fn sides(rule: Rule) -> usize {
+    if rule == Rule::Renju {
+        2
+    } else {
+        1
+    }
+}
+
 /// The file name of `rule`'s weights inside `src/pattern/weights/`.
 pub fn file_name(rule: Rule) -> &'static str {
     match rule {
@@ -252,7 +262,7 @@ mod tests {
         for rule in Rule::ALL {
             let w = Weights::parse(FILES[rule.idx()])
                 .unwrap_or_else(|e| panic!("{}: {e:#}", file_name(rule)));
-            assert_eq!(w.sides.len(), if rule == Rule::Renju { 2 } else { 1 });
+            assert_eq!(w.sides.len(), sides(rule));
             assert_eq!(Weights::parse(&w.to_text("again")).unwrap(), w);
         }
     }

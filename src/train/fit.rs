@@ -143,7 +143,7 @@ impl Model {
     pub fn loss(&self, samples: &Samples, held: bool, scale: f64) -> f64 {
         let values = self.values();
         let (mut sum, mut n) = (0.0, 0usize);
-        for i in (0..samples.len()).filter(|&i| samples.held_out[i] == held) {
+        for i in samples.spans.of(held) {
             let p = win_probability(self.eval(samples, i, &values), scale);
             sum += cross_entropy(p, samples.target[i] as f64);
             n += 1;
@@ -159,9 +159,7 @@ impl Model {
     pub fn fit(&mut self, samples: &Samples, s: &Settings, progress: &mut dyn FnMut(usize, f64)) {
         // Codes seen too rarely keep their residual.
         let mut seen = vec![0usize; self.base.len()];
-        let train: Vec<usize> = (0..samples.len())
-            .filter(|&i| !samples.held_out[i])
-            .collect();
+        let train: Vec<usize> = samples.spans.of(false).collect();
         for &i in &train {
             for (p, _) in samples.features(i) {
                 seen[p] += 1;

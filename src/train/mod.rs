@@ -157,7 +157,7 @@ fn for_each_file(
 pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
     let start = starting_file(args, Weights::parse)?.unwrap_or_else(|| weights::builtin(args.rule));
     anyhow::ensure!(
-        start.sides.len() == if args.rule == Rule::Renju { 2 } else { 1 },
+        start.sides.len() == weights::sides(args.rule),
         "the starting weights must have {} for this rule",
         if args.rule == Rule::Renju {
             "`side black` and `side white`"
@@ -184,7 +184,7 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
         tally.games,
         tally.other_rule,
         tally.positions,
-        tally.positions - tally.not_quiet
+        tally.positions - tally.left_out
     )?;
     anyhow::ensure!(
         !set.is_empty(),
@@ -256,7 +256,7 @@ pub fn run_policy(args: &Args, progress: &mut dyn Write) -> anyhow::Result<()> {
     let start =
         starting_file(args, Policy::parse)?.unwrap_or_else(|| pattern::policy::builtin(args.rule));
     let mut set = policy::Choices::default();
-    let mut tally = policy::Tally::default();
+    let mut tally = samples::Tally::default();
     for_each_file(args, progress, &mut |games| {
         set.add(games, args.rule, args.hold_out, &mut tally)
     })?;

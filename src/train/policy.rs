@@ -12,52 +12,30 @@
 //! enough (and, unless asked, is no threat code), held near its start by an L2 penalty.
 //! Full-batch Adam: a run is repeatable to the bit.
 
-use super::samples::replay;
+use super::samples::{replay, Spans, Tally};
 use crate::board::Board;
 use crate::movegen::{self, Threat};
 use crate::pattern::policy::Policy;
-use crate::pattern::weights::{OWN, THEIR};
+use crate::pattern::weights::{sides, OWN, THEIR};
 use crate::pattern::{combine, Pattern4, NUM_PCODES, PATTERNS_OF_PCODE};
 use crate::selfplay::data::Game;
 use crate::types::{Color, Rule, VALUE_MATE_BOUND};
 use std::collections::BTreeMap;
 
-/// The positions, stored flat: position `i` has the candidates `start[i]..start[i + 1]`,
-/// the chosen one first.
+/// The positions, stored flat: position `i` has the candidates `spans.range(i)`, the
+/// chosen one first.
+#[derive(Default)]
 pub struct Choices {
     /// Per candidate: the index of its own and of its their score in `Model::score`.
     own: Vec<u32>,
     their: Vec<u32>,
-    start: Vec<u32>,
-    held_out: Vec<bool>,
-}
-
-impl Default for Choices {
-    fn default() -> Choices {
-        Choices {
-            own: Vec::new(),
-            their: Vec::new(),
-            start: vec![0],
-            held_out: Vec::new(),
-        }
-    }
+    spans: Spans,
 }
 
 /// Where a score sits in `Model::score`: own scores (per side, per code), then their
 /// scores. `sides` is 2 under renju (black's, then white's), 1 elsewhere.
 fn score_index(sides: usize, c: Color, code: u16, role: usize) -> usize {
     (role * sides + c.idx().min(sides - 1)) * NUM_PCODES + code as usize
-}
-
-/// What was read, for the report.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Tally {
-    pub games: usize,
-    pub other_rule: usize,
-    pub positions: usize,
-    /// Searched positions left out: a five to make or stop, an own open four, a lost
-    /// position, or a chosen move the search's ordering does not generate.
-    pub left_out: usize,
 }
 
 impl Choices {
@@ -70,17 +48,15 @@ impl Choices {
         hold_out: usize,
         tally: &mut Tally,
     ) -> anyhow::Result<()> {
-        let sides = if rule == Rule::Renju { 2 } else { 1 };
+        let sides = sides(rule);
         let index = |c: Color, code: u16, role: usize| score_index(sides, c, code, role) as u32;
-        let (games_read, other_rule) = (&mut tally.games, &mut tally.other_rule);
+        let mut left_out = 0;
         replay(
             games,
             rule,
             hold_out,
-            games_read,
-            other_rule,
+            tally,
             &mut |board, _, label, held| {
-                tally.positions += 1;
                 // In a proven loss every move loses: the choice teaches nothing.
                 let moves = if label.value <= -VALUE_MATE_BOUND {
                     Vec::new()
@@ -88,7 +64,7 @@ impl Choices {
                     ordered_moves(board)
                 };
                 let Some(k) = moves.iter().position(|&p| p == label.best) else {
-                    tally.left_out += 1;
+                    left_out += 1;
                     return;
                 };
                 let (us, them) = (board.side_to_move(), board.side_to_move().opp());
@@ -98,24 +74,25 @@ impl Choices {
                     self.own.push(index(us, board.pcode(p, us), OWN));
                     self.their.push(index(them, board.pcode(p, them), THEIR));
                 }
-                self.start.push(self.own.len() as u32);
-                self.held_out.push(held);
+                self.spans.close(self.own.len(), held);
             },
-        )
+        )?;
+        tally.left_out += left_out;
+        Ok(())
     }
 
     /// Number of positions.
     pub fn len(&self) -> usize {
-        self.held_out.len()
+        self.spans.len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.held_out.is_empty()
+        self.spans.is_empty()
     }
 
     fn candidates(&self, i: usize) -> std::ops::Range<usize> {
-        self.start[i] as usize..self.start[i + 1] as usize
+        self.spans.range(i)
     }
 }
 
@@ -200,7 +177,7 @@ impl Softmax {
 impl Model {
     /// The model of `policy`'s scores for `rule`, at temperature 1.
     pub fn new(policy: &Policy, rule: Rule) -> Model {
-        let sides = if rule == Rule::Renju { 2 } else { 1 };
+        let sides = sides(rule);
         let mut score = vec![0.0; 2 * sides * NUM_PCODES];
         for role in [OWN, THEIR] {
             for side in 0..sides {
@@ -222,7 +199,7 @@ impl Model {
     /// Loss and accuracy over the held-out positions (`held`) or the others.
     pub fn fit_of(&self, set: &Choices, held: bool) -> Fit {
         let (mut loss, mut hits, mut top5, mut n) = (0.0, 0, 0, 0);
-        for i in (0..set.len()).filter(|&i| set.held_out[i] == held) {
+        for i in set.spans.of(held) {
             let r = set.candidates(i);
             let s: Vec<f64> = r.clone().map(|k| self.logit(set, k)).collect();
             loss += Softmax::of(&s).loss(&s);
@@ -264,7 +241,7 @@ impl Model {
     /// loss.
     pub fn fit(&mut self, set: &Choices, s: &Settings, progress: &mut dyn FnMut(usize, f64)) {
         let mut seen = vec![0usize; self.score.len()];
-        let train: Vec<usize> = (0..set.len()).filter(|&i| !set.held_out[i]).collect();
+        let train: Vec<usize> = set.spans.of(false).collect();
         for &i in &train {
             for k in set.candidates(i) {
                 seen[set.own[k] as usize] += 1;
@@ -443,8 +420,7 @@ mod tests {
                 set.own.push(index(code, OWN));
                 set.their.push(index(0, THEIR));
             }
-            set.start.push(set.own.len() as u32);
-            set.held_out.push(held(i));
+            set.spans.close(set.own.len(), held(i));
         }
         set
     }

@@ -2,7 +2,7 @@
 //! its pattern codes, with the value it should evaluate to.
 
 use crate::board::Board;
-use crate::pattern::weights::{OWN, THEIR};
+use crate::pattern::weights::{sides, OWN, THEIR};
 use crate::pattern::{Pattern4, NUM_PCODES};
 use crate::selfplay::data::{Game, Label, Outcome};
 use crate::types::{Color, Rule};
@@ -13,39 +13,75 @@ pub fn param(side: usize, code: u16, role: usize) -> usize {
     (side * NUM_PCODES + code as usize) * 2 + role
 }
 
-/// The positions, stored flat: sample `i` has the features `start[i]..start[i + 1]`.
-pub struct Samples {
-    /// Per feature: the parameter and how many times it counts (negative for the side
-    /// that just moved, whose values are subtracted).
-    pub param: Vec<u32>,
-    pub count: Vec<i16>,
-    pub start: Vec<u32>,
-    /// Per sample: the win probability it should evaluate to, for the side to move.
-    pub target: Vec<f32>,
-    /// Per sample: whether it comes from a held-out game (kept for validation).
-    pub held_out: Vec<bool>,
+/// Where each position's entries sit in a fit's flat per-entry arrays (position `i` has
+/// the entries `start[i]..start[i + 1]`), and which positions come from held-out games.
+#[derive(Debug)]
+pub struct Spans {
+    start: Vec<u32>,
+    held_out: Vec<bool>,
 }
 
-impl Default for Samples {
-    fn default() -> Samples {
-        Samples {
-            param: Vec::new(),
-            count: Vec::new(),
+impl Default for Spans {
+    fn default() -> Spans {
+        Spans {
             start: vec![0],
-            target: Vec::new(),
             held_out: Vec::new(),
         }
     }
 }
 
-/// What was read, for the report.
+impl Spans {
+    /// End the position being added at entry `end`.
+    pub fn close(&mut self, end: usize, held: bool) {
+        self.start.push(end as u32);
+        self.held_out.push(held);
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.held_out.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.held_out.is_empty()
+    }
+
+    /// The entries of position `i`.
+    pub fn range(&self, i: usize) -> std::ops::Range<usize> {
+        self.start[i] as usize..self.start[i + 1] as usize
+    }
+
+    /// The positions from held-out games (`held`), or the others.
+    pub fn of(&self, held: bool) -> impl Iterator<Item = usize> + '_ {
+        (0..self.len()).filter(move |&i| self.held_out[i] == held)
+    }
+}
+
+/// The positions, stored flat: sample `i` has the features `spans.range(i)`.
+#[derive(Default)]
+pub struct Samples {
+    /// Per feature: the parameter and how many times it counts (negative for the side
+    /// that just moved, whose values are subtracted).
+    pub param: Vec<u32>,
+    pub count: Vec<i16>,
+    /// Per sample: the win probability it should evaluate to, for the side to move.
+    pub target: Vec<f32>,
+    pub spans: Spans,
+}
+
+/// What a fit read, for the report.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Tally {
+    /// Games of the rule, and of other rules (skipped).
     pub games: usize,
     pub other_rule: usize,
+    /// Searched positions in those games.
     pub positions: usize,
-    /// Searched positions left out: a five to make or stop, or an own open four.
-    pub not_quiet: usize,
+    /// Of those, the ones the fit cannot use. The evaluation's fit leaves out a five to
+    /// make or stop and an own open four; the move ordering's, also a lost position and a
+    /// chosen move the search's ordering does not generate.
+    pub left_out: usize,
 }
 
 /// The probability that the side to move wins, as a value's logistic curve.
@@ -66,19 +102,17 @@ impl Samples {
         hold_out: usize,
         tally: &mut Tally,
     ) -> anyhow::Result<()> {
-        let sides = if rule == Rule::Renju { 2 } else { 1 };
+        let sides = sides(rule);
         let side_of = |c: Color| c.idx().min(sides - 1);
-        let (games_read, other_rule) = (&mut tally.games, &mut tally.other_rule);
+        let mut left_out = 0;
         replay(
             games,
             rule,
             hold_out,
-            games_read,
-            other_rule,
+            tally,
             &mut |board, game, label, held| {
-                tally.positions += 1;
                 if !quiet(board) {
-                    tally.not_quiet += 1;
+                    left_out += 1;
                     return;
                 }
                 let us = board.side_to_move();
@@ -94,7 +128,9 @@ impl Samples {
                 let sides = [side_of(us), side_of(us.opp())];
                 self.push(board, sides, target, held);
             },
-        )
+        )?;
+        tally.left_out += left_out;
+        Ok(())
     }
 
     fn push(&mut self, board: &Board, sides: [usize; 2], target: f64, held: bool) {
@@ -121,9 +157,8 @@ impl Samples {
                 last = p;
             }
         }
-        self.start.push(self.param.len() as u32);
+        self.spans.close(self.param.len(), held);
         self.target.push(target as f32);
-        self.held_out.push(held);
     }
 
     /// Number of samples.
@@ -138,36 +173,36 @@ impl Samples {
 
     /// The features of sample `i`.
     pub fn features(&self, i: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
-        let (a, b) = (self.start[i] as usize, self.start[i + 1] as usize);
-        self.param[a..b]
+        let r = self.spans.range(i);
+        self.param[r.clone()]
             .iter()
-            .zip(&self.count[a..b])
+            .zip(&self.count[r])
             .map(|(&p, &n)| (p as usize, n as f64))
     }
 }
 
-/// Replay the games of `rule` (counting them in `games_read`, and those of other rules in
-/// `other_rule`) and show `visit` every searched position: the board before the move,
+/// Replay the games of `rule` (counting them, those of other rules and the searched
+/// positions in `tally`) and show `visit` every searched position: the board before the move,
 /// the game, the search's label and whether the game is held out (every `hold_out`-th
 /// game of the rule, if not 0). A move onto a stone or off the board is an error.
 pub fn replay(
     games: &[Game],
     rule: Rule,
     hold_out: usize,
-    games_read: &mut usize,
-    other_rule: &mut usize,
+    tally: &mut Tally,
     visit: &mut dyn FnMut(&mut Board, &Game, &Label, bool),
 ) -> anyhow::Result<()> {
     for (g, game) in games.iter().enumerate() {
         if game.rule != rule {
-            *other_rule += 1;
+            tally.other_rule += 1;
             continue;
         }
-        *games_read += 1;
-        let held = hold_out > 0 && games_read.is_multiple_of(hold_out);
+        tally.games += 1;
+        let held = hold_out > 0 && tally.games.is_multiple_of(hold_out);
         let mut board = Board::new(game.width, game.height, rule)?;
         for (i, &m) in game.moves.iter().enumerate() {
             if let Some(label) = i.checked_sub(game.opening).and_then(|k| game.labels.get(k)) {
+                tally.positions += 1;
                 visit(&mut board, game, label, held);
             }
             anyhow::ensure!(
@@ -235,11 +270,11 @@ mod tests {
             games: 2,
             other_rule: 0,
             positions: 14,
-            not_quiet: 2,
+            left_out: 2,
         };
         assert_eq!(tally, want);
         assert_eq!(s.len(), 12);
-        let held = s.held_out.iter().filter(|&&h| h).count();
+        let held = s.spans.of(true).count();
         assert_eq!(held, 6, "the second game");
         // White's proven loss counts as a sure one, at the curve's value for MATE_UNITS.
         let want = 0.5 * win_probability(-MATE_UNITS * 200.0, 200.0);
