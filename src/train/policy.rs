@@ -50,7 +50,6 @@ impl Choices {
     ) -> anyhow::Result<()> {
         let sides = sides(rule);
         let index = |c: Color, code: u16, role: usize| score_index(sides, c, code, role) as u32;
-        let mut left_out = 0;
         replay(
             games,
             rule,
@@ -64,8 +63,7 @@ impl Choices {
                     ordered_moves(board)
                 };
                 let Some(k) = moves.iter().position(|&p| p == label.best) else {
-                    left_out += 1;
-                    return;
+                    return false;
                 };
                 let (us, them) = (board.side_to_move(), board.side_to_move().opp());
                 // The chosen move first, then the others in board order.
@@ -75,9 +73,9 @@ impl Choices {
                     self.their.push(index(them, board.pcode(p, them), THEIR));
                 }
                 self.spans.close(self.own.len(), held);
+                true
             },
         )?;
-        tally.left_out += left_out;
         Ok(())
     }
 

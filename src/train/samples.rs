@@ -104,7 +104,6 @@ impl Samples {
     ) -> anyhow::Result<()> {
         let sides = sides(rule);
         let side_of = |c: Color| c.idx().min(sides - 1);
-        let mut left_out = 0;
         replay(
             games,
             rule,
@@ -112,8 +111,7 @@ impl Samples {
             tally,
             &mut |board, game, label, held| {
                 if !quiet(board) {
-                    left_out += 1;
-                    return;
+                    return false;
                 }
                 let us = board.side_to_move();
                 let result = match (game.outcome, us) {
@@ -127,9 +125,9 @@ impl Samples {
                 let target = lambda * result + (1.0 - lambda) * win_probability(value, scale);
                 let sides = [side_of(us), side_of(us.opp())];
                 self.push(board, sides, target, held);
+                true
             },
         )?;
-        tally.left_out += left_out;
         Ok(())
     }
 
@@ -181,16 +179,17 @@ impl Samples {
     }
 }
 
-/// Replay the games of `rule` (counting them, those of other rules and the searched
-/// positions in `tally`) and show `visit` every searched position: the board before the move,
-/// the game, the search's label and whether the game is held out (every `hold_out`-th
-/// game of the rule, if not 0). A move onto a stone or off the board is an error.
+/// Replay the games of `rule` and show `visit` every searched position: the board before
+/// the move, the game, the search's label and whether the game is held out (every
+/// `hold_out`-th game of the rule, if not 0). `visit` returns whether the fit uses the
+/// position; `tally` counts the games, those of other rules, the positions and the ones
+/// left out. A move onto a stone or off the board is an error.
 pub fn replay(
     games: &[Game],
     rule: Rule,
     hold_out: usize,
     tally: &mut Tally,
-    visit: &mut dyn FnMut(&mut Board, &Game, &Label, bool),
+    visit: &mut dyn FnMut(&mut Board, &Game, &Label, bool) -> bool,
 ) -> anyhow::Result<()> {
     for (g, game) in games.iter().enumerate() {
         if game.rule != rule {
@@ -203,7 +202,9 @@ pub fn replay(
         for (i, &m) in game.moves.iter().enumerate() {
             if let Some(label) = i.checked_sub(game.opening).and_then(|k| game.labels.get(k)) {
                 tally.positions += 1;
-                visit(&mut board, game, label, held);
+                if !visit(&mut board, game, label, held) {
+                    tally.left_out += 1;
+                }
             }
             anyhow::ensure!(
                 board.on_board(m) && board.is_empty(m),
