@@ -75,8 +75,7 @@ impl Choices {
                 self.spans.close(self.own.len(), held);
                 true
             },
-        )?;
-        Ok(())
+        )
     }
 
     /// Number of positions.

@@ -127,8 +127,7 @@ impl Samples {
                 self.push(board, sides, target, held);
                 true
             },
-        )?;
-        Ok(())
+        )
     }
 
     fn push(&mut self, board: &Board, sides: [usize; 2], target: f64, held: bool) {
