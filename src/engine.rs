@@ -5,7 +5,7 @@ use crate::board::{Board, BoardError};
 use crate::pattern;
 use crate::rules;
 use crate::search::time::TimeControl;
-use crate::search::{Limits, Observer, SearchResult, Searcher};
+use crate::search::{self, Limits, Observer, SearchResult, Searcher};
 use crate::types::{Color, Depth, Pos, Rule};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -83,9 +83,16 @@ impl Options {
         }
     }
 
-    /// Memory the engine needs besides its table, on `threads` search threads.
+    /// Memory the engine needs besides its table, on `threads` search threads (which
+    /// share a table of the positions in progress when there are several).
     fn reserve(&self) -> u64 {
-        ENGINE_RESERVE_BYTES + (self.threads.max(1) as u64 - 1) * THREAD_RESERVE_BYTES
+        let helpers = self.threads.max(1) as u64 - 1;
+        let busy = if helpers > 0 {
+            search::BUSY_TABLE_BYTES as u64
+        } else {
+            0
+        };
+        ENGINE_RESERVE_BYTES + helpers * THREAD_RESERVE_BYTES + busy
     }
 
     /// TT bytes these options allow: what is left after the reserve, and at most a
@@ -531,10 +538,11 @@ mod tests {
         o.max_memory = 4 << 20;
         assert_eq!(o.tt_bytes() as u64, TT_MIN_BYTES);
         assert!(o.memory_too_small());
-        // Each thread beyond the first needs its own share besides the one table.
+        // Each thread beyond the first needs its own share besides the one table, and
+        // the threads share a table of the positions in progress.
         o.max_memory = 12 << 20;
         o.threads = 2;
-        let reserve = ENGINE_RESERVE_BYTES + THREAD_RESERVE_BYTES;
+        let reserve = ENGINE_RESERVE_BYTES + THREAD_RESERVE_BYTES + search::BUSY_TABLE_BYTES as u64;
         assert_eq!(o.tt_bytes() as u64, (12 << 20) - reserve);
         o.max_memory = reserve + TT_MIN_BYTES;
         assert!(!o.memory_too_small());

@@ -3,13 +3,16 @@
 //! the root and a clock (`time`).
 //!
 //! Threads follow the "lazy" scheme: every thread searches the same root position, and
-//! what one learns reaches the others through the shared table. Helpers search deeper
-//! than the main thread's current iteration, so the threads do not walk the same tree in
-//! step. The main thread owns the clock and the answer: a helper's finished iteration at
-//! least as deep as the main thread's current one ends that iteration and becomes the main
-//! thread's own, so the answer comes from the deepest iteration any thread finished. When
-//! the main thread stops, every helper stops.
+//! what one learns reaches the others through the shared table. They search the same
+//! iteration, and split the work of each node between them: a late move that another
+//! thread is searching right now waits until the node's other moves are searched (`busy`).
+//! The main thread owns the clock and the answer: a helper's finished iteration at least
+//! as deep as the main thread's current one ends that iteration and becomes the main
+//! thread's own, and the main thread starting an iteration ends a helper's shallower one,
+//! so the answer comes from the deepest iteration any thread finished. When the main
+//! thread stops, every helper stops.
 
+mod busy;
 #[cfg(test)]
 mod tactics;
 pub mod time;
@@ -19,6 +22,7 @@ mod worker;
 
 use crate::board::Board;
 use crate::types::{Depth, Pos, Value};
+use busy::Busy;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -27,6 +31,9 @@ use worker::{Shared, Tables, Worker};
 
 /// Deepest nominal depth of iterative deepening.
 pub const MAX_DEPTH: Depth = 60;
+/// Bytes of the table of positions in progress that a searcher on several threads keeps.
+pub const BUSY_TABLE_BYTES: usize = busy::BYTES;
+
 /// Most search threads a searcher runs.
 pub const MAX_THREADS: usize = 256;
 /// The threads this machine runs at once (its logical cores, as far as this process may
@@ -127,6 +134,8 @@ pub struct Searcher {
     /// One per thread, the main thread's first; grown as threads are added.
     tables: Vec<Tables>,
     threads: usize,
+    /// The moves the threads are searching, made when a second thread is first used.
+    busy: Option<Busy>,
     stop: Arc<AtomicBool>,
 }
 
@@ -137,6 +146,7 @@ impl Searcher {
             tt: Tt::new(tt_bytes),
             tables: vec![Tables::new()],
             threads: 1,
+            busy: None,
             stop: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -186,7 +196,14 @@ impl Searcher {
             self.tables.push(Tables::new());
         }
         self.tables.iter_mut().for_each(Tables::new_search);
-        let shared = Shared::new(&self.stop);
+        let busy = if self.threads > 1 {
+            let busy = self.busy.get_or_insert_with(Busy::new);
+            busy.clear();
+            Some(&*busy)
+        } else {
+            None
+        };
+        let shared = Shared::new(&self.stop, busy);
         let (tt, limits, shared) = (&self.tt, &limits, &shared);
         let (main_tables, helper_tables) = self.tables.split_first_mut().expect("one table");
         std::thread::scope(|scope| {

@@ -3,6 +3,7 @@
 //! reports and answers; helpers search the same position beside it and share what they
 //! find through the transposition table.
 
+use super::busy::Busy;
 use super::tt::{Bound, Tt};
 use super::vct::Vct;
 use super::{
@@ -17,6 +18,7 @@ use crate::types::{
     mate_in, mated_in, Color, Depth, Pos, Rule, Value, NUM_CELLS, VALUE_DRAW, VALUE_INFINITE,
     VALUE_MATE_BOUND,
 };
+use smallvec::SmallVec;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -52,6 +54,9 @@ static LMP: once_cell::sync::Lazy<[[usize; 64]; 2]> = once_cell::sync::Lazy::new
 const IIR_MIN_DEPTH: Depth = 4;
 /// Ordering bonus for the move that last refuted the opponent's previous move.
 const COUNTER_MOVE_BONUS: i32 = 40;
+/// With several threads, a late move at a node this deep that another thread is
+/// searching is put off until the node's other moves are searched (see `busy`).
+const DEFER_MIN_DEPTH: Depth = 3;
 /// Root threat check: attacker moves searched, and node budgets for our own win and for
 /// each of the first `VCT_REFUTE_MOVES` root moves.
 const VCT_DEPTH: i32 = 5;
@@ -162,10 +167,12 @@ pub(super) struct Shared<'a> {
     pub deepest_depth: AtomicI32,
     /// The depth of the main thread's current iteration.
     pub main_depth: AtomicI32,
+    /// The moves being searched, when there is more than one thread.
+    pub busy: Option<&'a Busy>,
 }
 
 impl Shared<'_> {
-    pub(super) fn new(stop: &AtomicBool) -> Shared<'_> {
+    pub(super) fn new<'a>(stop: &'a AtomicBool, busy: Option<&'a Busy>) -> Shared<'a> {
         Shared {
             stop,
             done: AtomicBool::new(false),
@@ -175,6 +182,7 @@ impl Shared<'_> {
             root_kept: std::sync::OnceLock::new(),
             deepest_depth: AtomicI32::new(0),
             main_depth: AtomicI32::new(0),
+            busy,
         }
     }
 }
@@ -214,8 +222,8 @@ pub(super) struct Worker<'a> {
     seldepth: i32,
     aborted: bool,
     /// Main thread: a helper's finished iteration at least this deep ends the current
-    /// iteration at the next poll (none: nothing does), and whether one did (`superseded`,
-    /// with `aborted`).
+    /// iteration at the next poll (none: nothing does). Helper: the main thread's
+    /// iteration this deep does. And whether one did (`superseded`, with `aborted`).
     supersede_at: Option<Depth>,
     superseded: bool,
     /// By ply: the best line found from the PV node searched last at that ply (empty for
@@ -501,11 +509,10 @@ impl<'a> Worker<'a> {
 
     /// A helper's search: iterative deepening over every root move until the main thread
     /// is done, its results going to the shared table, and the best move of its deepest
-    /// finished iteration to the main thread. A helper searches ahead of the main thread's
-    /// current iteration, one ply (odd helpers) or two (even ones), and skips ahead again
-    /// whenever the main thread catches up. Threads at the same depth would walk the same
-    /// tree in step, each finishing it no sooner than one thread alone; a helper ahead
-    /// leaves deeper results in the table for the main thread's next iteration.
+    /// finished iteration to the main thread. A helper searches the main thread's current
+    /// iteration (or its own next one, if it is ahead), and the threads split each node's
+    /// late moves between them through `Shared::busy` rather than walk the same tree in
+    /// step; whichever thread finishes the iteration first ends it for the others.
     pub(super) fn helper_search(&mut self, board: &mut Board) {
         let mut root = root_moves(board, &self.limits.excluded);
         let max_depth = self
@@ -513,10 +520,9 @@ impl<'a> Worker<'a> {
             .max_depth
             .unwrap_or(MAX_DEPTH)
             .clamp(1, MAX_DEPTH);
-        let ahead = 1 + ((self.id + 1) % 2) as Depth;
         let (mut depth, mut previous) = (0, 0);
         loop {
-            depth = (depth + 1).max(self.shared.main_depth.load(Ordering::Relaxed) + ahead);
+            depth = (depth + 1).max(self.shared.main_depth.load(Ordering::Relaxed));
             if depth > max_depth {
                 break;
             }
@@ -526,7 +532,14 @@ impl<'a> Worker<'a> {
                 }
             }
             self.seldepth = 0;
+            // The main thread past this depth ends this iteration: it is known.
+            self.supersede_at = Some(depth + 1);
             let (value, found) = self.aspirated(board, &mut root, depth, previous, &mut Silent);
+            if self.superseded {
+                self.aborted = false;
+                self.superseded = false;
+                continue;
+            }
             if self.aborted {
                 break;
             }
@@ -756,6 +769,11 @@ impl<'a> Worker<'a> {
                 if self.shared.done.load(Ordering::Relaxed) {
                     self.aborted = true;
                 }
+                let main_depth = self.shared.main_depth.load(Ordering::Relaxed);
+                if !self.aborted && self.supersede_at.is_some_and(|d| main_depth >= d) {
+                    self.aborted = true;
+                    self.superseded = true;
+                }
                 self.flush_nodes();
                 // Helpers keep to the node limit too, so that they do not run past it
                 // while the main thread is busy in its root threat check.
@@ -922,12 +940,37 @@ impl<'a> Worker<'a> {
         } else {
             LMP[quiet_node as usize][(depth as usize).min(63)]
         };
-        for (i, m) in movegen::Picker::new(board, &moves).enumerate() {
-            let p = m.pos;
-            // Move-count pruning: once a move that does not lose is in hand, the late
-            // moves are not searched (below the root's children, PV nodes included).
-            if i >= move_limit && best_value > -VALUE_MATE_BOUND {
+        let busy = self.shared.busy.filter(|_| depth >= DEFER_MIN_DEPTH);
+        let mut picker = movegen::Picker::new(board, &moves).enumerate();
+        // Moves put off because another thread was searching them, with their number in
+        // the order; `picking` until the picker is done, then these.
+        let mut deferred: SmallVec<[(usize, Pos); 8]> = SmallVec::new();
+        let (mut picking, mut next_deferred) = (true, 0);
+        loop {
+            let (i, p) = if picking {
+                match picker.next() {
+                    // Move-count pruning: once a move that does not lose is in hand, the
+                    // late moves are not searched (below the root's children, PV nodes
+                    // included).
+                    Some((i, m)) if i < move_limit || best_value <= -VALUE_MATE_BOUND => (i, m.pos),
+                    _ => {
+                        picking = false;
+                        continue;
+                    }
+                }
+            } else if let Some(&d) = deferred.get(next_deferred) {
+                next_deferred += 1;
+                d
+            } else {
                 break;
+            };
+            let child = board.hash_after(p);
+            if let Some(busy) = busy {
+                if picking && i > 0 && busy.contains(child) {
+                    deferred.push((i, p));
+                    continue;
+                }
+                busy.mark(child);
             }
             // Answers to an open three cost no depth (fours excepted, which would chain
             // for free): the attacker pays one ply per threat, so threat sequences are
@@ -953,6 +996,9 @@ impl<'a> Worker<'a> {
                 }
             }
             board.undo();
+            if let Some(busy) = busy {
+                busy.unmark(child);
+            }
             if self.aborted {
                 return 0;
             }
@@ -1235,7 +1281,7 @@ mod tests {
         });
         let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, moves).unwrap();
         let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
-        let shared = Shared::new(&stop);
+        let shared = Shared::new(&stop, None);
         let depth = deepest.as_ref().map_or(0, |f| f.depth);
         *shared.deepest.lock().unwrap() = deepest;
         shared.deepest_depth.store(depth, Ordering::Relaxed);
@@ -1279,7 +1325,7 @@ mod tests {
         let helper_choice = |kept: Option<Pos>| {
             let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, "7,7 8,8 8,6").unwrap();
             let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
-            let shared = Shared::new(&stop);
+            let shared = Shared::new(&stop, None);
             let limits = Limits {
                 max_depth: Some(3),
                 ..Limits::default()
@@ -1304,7 +1350,7 @@ mod tests {
     #[test]
     fn a_helper_finishing_the_current_iteration_ends_it_at_the_next_poll() {
         let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
-        let (shared, limits) = (Shared::new(&stop), Limits::default());
+        let (shared, limits) = (Shared::new(&stop, None), Limits::default());
         let mut w = Worker::new(0, &tt, &mut tables, &shared, &limits, Instant::now());
         w.supersede_at = Some(4);
         shared.deepest_depth.store(3, Ordering::Relaxed);
@@ -1319,10 +1365,52 @@ mod tests {
     }
 
     #[test]
+    fn a_helper_behind_the_main_thread_drops_its_iteration() {
+        let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
+        let (shared, limits) = (Shared::new(&stop, None), Limits::default());
+        let mut w = Worker::new(1, &tt, &mut tables, &shared, &limits, Instant::now());
+        // The helper is in iteration 3.
+        w.supersede_at = Some(4);
+        shared.main_depth.store(3, Ordering::Relaxed);
+        assert!(!w.out_of_budget());
+        shared.main_depth.store(4, Ordering::Relaxed);
+        assert!(w.out_of_budget() && w.superseded);
+    }
+
+    #[test]
+    fn a_move_another_thread_is_searching_is_searched_last_not_dropped() {
+        // Black to move wins at (7,7) alone: two open threes at once.
+        let moves = "5,7 0,0 6,7 0,14 7,5 14,0 7,6 14,14";
+        let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, moves).unwrap();
+        let win = Pos::new(7, 7);
+        let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
+        let busy = Busy::new();
+        // Another thread is in every move, and the table puts another move first: the
+        // winning move is put off behind all the others.
+        let candidates = movegen::generate(&mut b);
+        candidates
+            .iter()
+            .for_each(|m| busy.mark(b.hash_after(m.pos)));
+        let first = candidates
+            .iter()
+            .map(|m| m.pos)
+            .find(|&p| p != win)
+            .unwrap();
+        tt.store(b.hash(), 0, 0, 1, Bound::Exact, Some(first));
+        let shared = Shared::new(&stop, Some(&busy));
+        let limits = Limits::default();
+        let mut w = Worker::new(0, &tt, &mut tables, &shared, &limits, Instant::now());
+        let depth = DEFER_MIN_DEPTH + 1;
+        let v = w.search_node(&mut b, -VALUE_INFINITE, VALUE_INFINITE, depth, 0, true);
+        assert!(v >= VALUE_MATE_BOUND, "{v}");
+        assert_eq!(w.pv[0].first(), Some(&win));
+    }
+
+    #[test]
     fn a_refutation_is_tried_early_after_the_same_move_only() {
         let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, "7,7 8,8 6,6").unwrap();
         let (tt, mut tables, stop) = (Tt::new(1 << 16), Tables::new(), AtomicBool::new(false));
-        let (shared, limits) = (Shared::new(&stop), Limits::default());
+        let (shared, limits) = (Shared::new(&stop, None), Limits::default());
         let mut s = Worker::new(0, &tt, &mut tables, &shared, &limits, Instant::now());
         // White refutes black's (6,6) with (5,5) at ply 2. The moves are scored at ply 4,
         // whose killers are empty.
