@@ -7,6 +7,7 @@ use crate::pattern::{
 use crate::types::{Color, Pos, Rule, DIRS, MAX_SIZE, MIN_SIZE, NUM_CELLS, STRIDE};
 use once_cell::sync::Lazy;
 use std::fmt;
+use std::sync::Arc;
 
 /// Offsets (dx, dy) of the candidate stencil: a cell is a candidate when a stone lies at one
 /// of these offsets from it (the 5×5 square plus the eight rays to distance 3).
@@ -120,7 +121,7 @@ pub struct Board {
     width: usize,
     height: usize,
     rule: Rule,
-    tables: &'static RuleTables,
+    tables: Arc<RuleTables>,
     cells: Vec<u8>,
     /// Per cell and direction: the 10 neighbours' codes (see `pattern::slot`).
     keys: Vec<[u32; 4]>,
@@ -199,6 +200,17 @@ struct Frame {
 impl Board {
     /// An empty `width × height` board under `rule`, black to move.
     pub fn new(width: usize, height: usize, rule: Rule) -> Result<Board, BoardError> {
+        Board::with_tables(width, height, rule, pattern::tables(rule).clone())
+    }
+
+    /// An empty board like `new`'s that evaluates with `tables` (made for `rule` by
+    /// `RuleTables::with_weights`): for comparing weights against each other.
+    pub fn with_tables(
+        width: usize,
+        height: usize,
+        rule: Rule,
+        tables: Arc<RuleTables>,
+    ) -> Result<Board, BoardError> {
         if !(MIN_SIZE..=MAX_SIZE).contains(&width) || !(MIN_SIZE..=MAX_SIZE).contains(&height) {
             return Err(BoardError::BadSize(width, height));
         }
@@ -206,7 +218,7 @@ impl Board {
             width,
             height,
             rule,
-            tables: pattern::tables(rule),
+            tables,
             cells: vec![WALL; NUM_CELLS],
             keys: vec![[0; 4]; NUM_CELLS],
             pats: vec![[0; 4]; NUM_CELLS],

@@ -33,6 +33,9 @@ pub enum Command {
     Selfplay(crate::selfplay::Args),
     /// Fit the evaluation's weights to self-play data and write a weights file.
     Train(crate::train::Args),
+    /// Tune the evaluation's weights by games between nudged copies of them, and write
+    /// a weights file.
+    Tune(crate::tune::Args),
     /// Play a game on an HTTP Gomoku server (the one of the article Wuzi grew from).
     Online(crate::online::cli::Args),
     /// Search the fixed bench positions and print the node-count signature (on stderr).

@@ -14,7 +14,10 @@ pub mod protocol;
 pub mod records;
 pub mod review;
 pub mod rules;
+#[cfg(test)]
+mod scratch_files;
 pub mod search;
 pub mod selfplay;
 pub mod train;
+pub mod tune;
 pub mod types;

@@ -46,6 +46,7 @@ fn main() -> anyhow::Result<()> {
         Some(Command::Review(req)) => wuzi::review::run(&req, &mut io::stdout()),
         Some(Command::Selfplay(args)) => wuzi::selfplay::run(&args, &mut io::stdout()).map(drop),
         Some(Command::Train(args)) => wuzi::train::command(&args, &mut io::stdout()),
+        Some(Command::Tune(args)) => wuzi::tune::run(&args, &mut io::stdout()).map(drop),
         Some(Command::Play(args)) => {
             let terminal = io::stdout().is_terminal();
             let colour = terminal

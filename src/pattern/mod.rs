@@ -19,6 +19,7 @@ pub use pcode::{pcode, NUM_PCODES, PATTERNS_OF_PCODE};
 
 use crate::types::{Color, Rule};
 use once_cell::sync::Lazy;
+use std::sync::Arc;
 
 // `LINE_TABLES`: per rule, in `Rule::ALL` order, the line table bytes with the key's shift
 // and mask, written by the build script from `lines::line_table`.
@@ -202,7 +203,14 @@ pub struct RuleTables {
 }
 
 impl RuleTables {
+    /// The tables of `rule` with its compiled-in weights.
     fn build(rule: Rule) -> RuleTables {
+        RuleTables::with_weights(rule, &weights::builtin(rule))
+    }
+
+    /// The tables of `rule` with evaluation weights `w` (which must hold the rule's number
+    /// of sides, see `weights::sides`).
+    pub fn with_weights(rule: Rule, w: &weights::Weights) -> RuleTables {
         let (line, shift, mask) = LINE_TABLES[rule.idx()];
         let colours: &[bool] = if rule == Rule::Renju {
             &[true, false]
@@ -223,7 +231,6 @@ impl RuleTables {
                     .map(|&code| by_code[code as usize]),
             );
         }
-        let w = weights::builtin(rule);
         let order = policy::builtin(rule);
         RuleTables {
             line,
@@ -299,16 +306,17 @@ impl RuleTables {
     }
 }
 
-static TABLES: [Lazy<RuleTables>; 5] = [
-    Lazy::new(|| RuleTables::build(Rule::Freestyle)),
-    Lazy::new(|| RuleTables::build(Rule::Standard)),
-    Lazy::new(|| RuleTables::build(Rule::Renju)),
-    Lazy::new(|| RuleTables::build(Rule::Caro)),
-    Lazy::new(|| RuleTables::build(Rule::CaroExact)),
+static TABLES: [Lazy<Arc<RuleTables>>; 5] = [
+    Lazy::new(|| Arc::new(RuleTables::build(Rule::Freestyle))),
+    Lazy::new(|| Arc::new(RuleTables::build(Rule::Standard))),
+    Lazy::new(|| Arc::new(RuleTables::build(Rule::Renju))),
+    Lazy::new(|| Arc::new(RuleTables::build(Rule::Caro))),
+    Lazy::new(|| Arc::new(RuleTables::build(Rule::CaroExact))),
 ];
 
-/// The tables of `rule`, built on first use (call at START so no timed search pays for it).
-pub fn tables(rule: Rule) -> &'static RuleTables {
+/// The tables of `rule` with its compiled-in weights, built on first use (call at START
+/// so no timed search pays for it).
+pub fn tables(rule: Rule) -> &'static Arc<RuleTables> {
     &TABLES[rule.idx()]
 }
 

@@ -5,13 +5,14 @@
 //! arguments write the same bytes, however many games run at once.
 
 pub mod data;
-mod openings;
+pub(crate) mod openings;
 
 use crate::board::Board;
 use crate::search::{Limits, Searcher, Silent};
 use crate::types::{Color, Depth, Pos, Rule};
 use crate::{movegen, rules};
 use data::{Game, Label, Outcome};
+use openings::Openings;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -37,16 +38,8 @@ pub struct Args {
     /// Add the games to an existing data file.
     #[arg(long)]
     pub append: bool,
-    /// Start from these openings, one pos string a line (`h8i9j10`), taken in turn;
-    /// without it, from random openings near the centre that a short search finds even.
-    #[arg(long, value_name = "FILE")]
-    pub openings: Option<PathBuf>,
-    /// Rule: 0 freestyle, 1 exact five, 4 renju, 8 caro, 9 caro with exact five (or a name).
-    #[arg(long, default_value = "0", value_parser = crate::cli::rule)]
-    pub rule: Rule,
-    /// Board size: N or WxH.
-    #[arg(long, default_value = "15", value_parser = crate::cli::size)]
-    pub size: (usize, usize),
+    #[command(flatten)]
+    pub setup: Setup,
     /// Nodes per move (20000 unless --depth or --time is given).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub nodes: Option<u64>,
@@ -70,6 +63,22 @@ pub struct Args {
     /// best line, like those a search meets. The labels stay the search's.
     #[arg(long, default_value_t = 0.0, value_parser = crate::cli::probability)]
     pub explore: f64,
+}
+
+/// Where the games of a run start, under which rule and on which board (`selfplay` and
+/// `tune` share these options).
+#[derive(clap::Args, Debug, Clone)]
+pub struct Setup {
+    /// Start from these openings, one pos string a line (`h8i9j10`), taken in turn;
+    /// without it, from random openings near the centre that a short search finds even.
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
+    /// Rule: 0 freestyle, 1 exact five, 4 renju, 8 caro, 9 caro with exact five (or a name).
+    #[arg(long, default_value = "0", value_parser = crate::cli::rule)]
+    pub rule: Rule,
+    /// Board size: N or WxH.
+    #[arg(long, default_value = "15", value_parser = crate::cli::size)]
+    pub size: (usize, usize),
 }
 
 /// How many of the best-ordered moves `--explore` picks from.
@@ -106,11 +115,8 @@ pub struct Summary {
 /// Play the games and write them to `args.out` in order; one progress line a game and a
 /// closing summary go to `progress`.
 pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
-    let (width, height) = args.size;
-    let openings = match &args.openings {
-        Some(path) => Some(openings::load(path, args.rule, width, height)?),
-        None => None,
-    };
+    let (rule, (width, height)) = (args.setup.rule, args.setup.size);
+    let openings = Openings::new(&args.setup, args.seed)?;
     let mut file = open(args)?;
     let limits = args.limits();
     let next = AtomicU64::new(0);
@@ -129,20 +135,9 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
                     if g >= args.games {
                         break;
                     }
-                    let opening = match openings {
-                        Some(list) => list[(g % list.len() as u64) as usize].clone(),
-                        None => openings::random(args.seed, g, args.rule, width, height),
-                    };
+                    let opening = openings.get(g);
                     let explore = Explore::new(args.explore, args.seed, g);
-                    let game = play(
-                        args.rule,
-                        width,
-                        height,
-                        &opening,
-                        limits,
-                        args.threads,
-                        explore,
-                    );
+                    let game = play(rule, width, height, &opening, limits, args.threads, explore);
                     if tx.send((g, game)).is_err() {
                         break;
                     }
@@ -268,6 +263,22 @@ impl Explore {
     }
 }
 
+/// Play the search's move `p`: the game's outcome if it ends the game. A draw (a full
+/// board) is for the caller to see before the search.
+pub(crate) fn play_move(board: &mut Board, p: Pos) -> Option<Outcome> {
+    let mover = board.side_to_move();
+    // Black plays a foul only when nothing else is left: it loses.
+    let foul = mover == Color::Black && rules::foul(board, p).is_some();
+    board.make_move(p);
+    if foul {
+        return Some(Outcome::WhiteWon);
+    }
+    rules::last_move_won(board).then_some(match mover {
+        Color::Black => Outcome::BlackWon,
+        Color::White => Outcome::WhiteWon,
+    })
+}
+
 /// One game from `opening` to its end, every move searched under `limits` by one
 /// searcher on `threads` threads (on one, a node or depth limit makes it repeatable).
 fn play(
@@ -295,19 +306,9 @@ fn play(
             value: r.value,
             best: r.best,
         });
-        let mover = board.side_to_move();
         let p = explore.choose(&mut board, r.best, r.value);
-        // Black plays a foul only when nothing else is left: it loses.
-        let foul = mover == Color::Black && rules::foul(&mut board, p).is_some();
-        board.make_move(p);
-        if foul {
-            break Outcome::WhiteWon;
-        }
-        if rules::last_move_won(&mut board) {
-            break match mover {
-                Color::Black => Outcome::BlackWon,
-                Color::White => Outcome::WhiteWon,
-            };
+        if let Some(outcome) = play_move(&mut board, p) {
+            break outcome;
         }
     };
     Ok(Game {
@@ -334,11 +335,7 @@ mod tests {
     }
 
     fn temp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("wuzi-selfplay-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
-        let _ = std::fs::remove_file(&path);
-        path
+        crate::scratch_files::fresh("selfplay", name)
     }
 
     /// Replays a game and checks it: legal moves, labels, and the result on the board.

@@ -17,6 +17,41 @@ const BALANCE_LIMIT: Value = 150;
 /// Draws before the most balanced draw so far is taken anyway.
 const BALANCE_TRIES: usize = 40;
 
+/// The openings of a run's games: a file's, in turn, or random ones from a seed.
+pub struct Openings {
+    file: Option<Vec<Vec<Pos>>>,
+    seed: u64,
+    rule: Rule,
+    width: usize,
+    height: usize,
+}
+
+impl Openings {
+    /// The openings `setup` asks for (its file is read and checked now).
+    pub fn new(setup: &super::Setup, seed: u64) -> anyhow::Result<Openings> {
+        let (width, height) = setup.size;
+        let file = match &setup.openings {
+            Some(path) => Some(load(path, setup.rule, width, height)?),
+            None => None,
+        };
+        Ok(Openings {
+            file,
+            seed,
+            rule: setup.rule,
+            width,
+            height,
+        })
+    }
+
+    /// The opening of game `game`.
+    pub fn get(&self, game: u64) -> Vec<Pos> {
+        match &self.file {
+            Some(list) => list[(game % list.len() as u64) as usize].clone(),
+            None => random(self.seed, game, self.rule, self.width, self.height),
+        }
+    }
+}
+
 /// Openings read from a file: one pos string a line (`h8i9j10`: column letter, row number
 /// from 1 at the top), blank lines and `#` comments skipped. Each must fit the board and
 /// leave a game to play under the rule.
@@ -114,7 +149,7 @@ pub fn random(seed: u64, game: u64, rule: Rule, width: usize, height: usize) -> 
 
 /// A small, fixed random number generator (SplitMix64): the same openings and the same
 /// explored moves everywhere.
-pub(super) struct SplitMix(pub(super) u64);
+pub(crate) struct SplitMix(pub(crate) u64);
 
 impl SplitMix {
     fn next(&mut self) -> u64 {
@@ -126,12 +161,12 @@ impl SplitMix {
     }
 
     /// A number from 0 (included) to 1 (excluded).
-    pub(super) fn fraction(&mut self) -> f64 {
+    pub(crate) fn fraction(&mut self) -> f64 {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// A number below `n` (n > 0).
-    pub(super) fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
