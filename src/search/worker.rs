@@ -964,13 +964,14 @@ impl<'a> Worker<'a> {
             } else {
                 break;
             };
-            let child = board.hash_after(p);
-            if let Some(busy) = busy {
-                if picking && i > 0 && busy.contains(child) {
+            // With one thread there is no table, and no key to work out.
+            let child = busy.map(|busy| (busy, board.hash_after(p)));
+            if let Some((busy, key)) = child {
+                if picking && i > 0 && busy.contains(key) {
                     deferred.push((i, p));
                     continue;
                 }
-                busy.mark(child);
+                busy.mark(key);
             }
             // Answers to an open three cost no depth (fours excepted, which would chain
             // for free): the attacker pays one ply per threat, so threat sequences are
@@ -996,8 +997,8 @@ impl<'a> Worker<'a> {
                 }
             }
             board.undo();
-            if let Some(busy) = busy {
-                busy.unmark(child);
+            if let Some((busy, key)) = child {
+                busy.unmark(key);
             }
             if self.aborted {
                 return 0;
