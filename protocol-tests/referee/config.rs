@@ -21,6 +21,11 @@ pub struct Config {
     pub games: usize,
     /// Per-move limit range in ms; each game draws one uniformly from `lo..=hi`.
     pub turn_ms: (u64, u64),
+    /// How far past the per-move limit an answer may arrive before it is a time fault:
+    /// room for the test machine's own stalls. Managers allow far more (Piskvork and
+    /// GomocupJudge 1000 ms by default); answers past the limit but within this are
+    /// reported as late, and the closest margin is always measured to the limit itself.
+    pub late_ms: u64,
     /// Match clock per engine and game in ms; 0 = none.
     pub match_ms: u64,
     pub rules: Vec<Rule>,
@@ -74,6 +79,7 @@ impl Config {
                 turn_ms.0, turn_ms.1
             ));
         }
+        let late_ms = number("WUZI_REFEREE_LATE_MS", 50)?;
         let match_ms = number("WUZI_REFEREE_MATCH_MS", 0)?;
         let rules = match var("WUZI_REFEREE_RULES") {
             None => Rule::ALL.to_vec(),
@@ -92,6 +98,7 @@ impl Config {
             engine,
             games,
             turn_ms,
+            late_ms,
             match_ms,
             rules,
             sizes,

@@ -29,6 +29,8 @@ pub struct Spec {
     pub width: usize,
     pub height: usize,
     pub turn_ms: u64,
+    /// An answer this much past `turn_ms` is a time fault; one within it is only late.
+    pub late_ms: u64,
     /// 0 = no match clock.
     pub match_ms: u64,
     pub memory: u64,
@@ -390,10 +392,10 @@ impl Game<'_> {
             let (kind, detail) = classify(&line.text);
             return Err((side, self.fault(side, kind, Some(move_no), detail)));
         };
-        if ms > spec.turn_ms as f64 {
+        if ms > (spec.turn_ms + spec.late_ms) as f64 {
             let detail = format!(
-                "answered {x},{y} after {ms:.1} ms, over timeout_turn {} ms",
-                spec.turn_ms
+                "answered {x},{y} after {ms:.1} ms, over timeout_turn {} ms by more than {} ms",
+                spec.turn_ms, spec.late_ms
             );
             return Err((side, self.fault(side, Kind::Time, Some(move_no), detail)));
         }

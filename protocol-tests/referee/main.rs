@@ -12,6 +12,7 @@
 //! | `WUZI_REFEREE_ENGINE` | engine binary | the crate's `pbrain-wuzi` |
 //! | `WUZI_REFEREE_GAMES` | games played | 12 |
 //! | `WUZI_REFEREE_TURN_MS` | per-move limit `N`, or `A..B` drawn per game | `100..200` |
+//! | `WUZI_REFEREE_LATE_MS` | how far past `timeout_turn` an answer may come before it is a time fault | 50 |
 //! | `WUZI_REFEREE_MATCH_MS` | match clock per engine and game, 0 = none | 0 |
 //! | `WUZI_REFEREE_RULES` | comma list of `INFO rule` values | `0,1,4,8,9` |
 //! | `WUZI_REFEREE_SIZES` | comma list like `15,20,20x15` | `15,20,20x15` |

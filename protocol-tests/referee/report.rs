@@ -80,6 +80,7 @@ pub fn games(
     } else {
         format!("{}..{} ms", config.turn_ms.0, config.turn_ms.1)
     };
+    let turn = format!("{turn} (time fault {} ms past it)", config.late_ms);
     let _ = writeln!(
         t,
         "referee: {} games, {} at once, engine {}, seed {:#x}, timeout_turn {turn}, \
@@ -268,6 +269,18 @@ pub fn games(
                 a.move_no,
                 a.ms,
                 a.limit_ms
+            );
+        }
+        let late = reports
+            .iter()
+            .flat_map(|r| &r.answers)
+            .filter(|a| a.ms > a.limit_ms as f64 && a.ms <= (a.limit_ms + config.late_ms) as f64)
+            .count();
+        if late > 0 {
+            let _ = writeln!(
+                t,
+                "  late but within {} ms of the limit (not faults): {late} answers",
+                config.late_ms
             );
         }
     }

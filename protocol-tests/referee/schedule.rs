@@ -20,6 +20,7 @@ pub fn games(config: &Config) -> Vec<Spec> {
                 width,
                 height,
                 turn_ms: rng.range(config.turn_ms.0, config.turn_ms.1),
+                late_ms: config.late_ms,
                 match_ms: config.match_ms,
                 memory: config.memory,
                 threads: config.threads,

@@ -8,6 +8,7 @@
 
 use crate::types::{Depth, Pos, Value, VALUE_MATE_BOUND};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 /// What a stored value says about the true value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,7 +172,14 @@ pub struct Tt {
     entries: Vec<Entry>,
     mask: usize,
     generation: u8,
+    /// Entries before this one lie in memory the system has already backed (`touch`).
+    untouched: usize,
 }
+
+/// Entries in a 4 KiB page of memory.
+const ENTRIES_PER_PAGE: usize = 4096 / std::mem::size_of::<Entry>();
+/// Pages `touch` backs between two looks at the clock (about 0.1 ms of work).
+const PAGES_PER_CLOCK_CHECK: usize = 64;
 
 const NO_MOVE: u16 = u16::MAX;
 
@@ -195,7 +203,37 @@ impl Tt {
             entries: zeroed_entries(n),
             mask: n - 1,
             generation: 0,
+            untouched: 0,
         }
+    }
+
+    /// Have the system back the table's memory now, a page after another, until `until`
+    /// (or until it is all backed). A fresh table is zeroed memory the system hands out
+    /// only when first written, a page fault each time; a search that meets them takes
+    /// them one by one between its looks at the clock, and backing a 2 MiB page can take
+    /// a millisecond, so a search on a fresh table could overrun its time. Writes change
+    /// nothing in the table, so this can resume at any later search.
+    pub fn touch(&mut self, until: Instant) {
+        while self.untouched < self.entries.len() && Instant::now() < until {
+            let end =
+                (self.untouched + PAGES_PER_CLOCK_CHECK * ENTRIES_PER_PAGE).min(self.entries.len());
+            for e in self.entries[self.untouched..end]
+                .iter_mut()
+                .step_by(ENTRIES_PER_PAGE)
+            {
+                // A write that keeps the value: the page gets backed, the entry stays.
+                // (`black_box` keeps the compiler from dropping a store of what is there;
+                // an atomic `fetch_or(0)` would not do, x86 turns it into a plain read.)
+                let data = e.data.get_mut();
+                *data = std::hint::black_box(*data);
+            }
+            self.untouched = end;
+        }
+    }
+
+    /// True once `touch` has backed the whole table.
+    pub fn touched(&self) -> bool {
+        self.untouched == self.entries.len()
     }
 
     /// Size in bytes.
@@ -210,6 +248,7 @@ impl Tt {
         self.entries = Vec::new();
         self.entries = zeroed_entries(n);
         self.generation = 0;
+        self.untouched = 0;
     }
 
     /// Start a new search (older entries become preferred victims).
@@ -392,6 +431,30 @@ mod tests {
             let hit = tt.probe(key, 0).unwrap();
             assert_eq!((hit.value, hit.depth), ((key % 1000) as Value, 3));
         }
+    }
+
+    #[test]
+    fn touching_the_table_keeps_what_it_holds() {
+        let mut tt = Tt::new(4 << 20);
+        tt.new_search();
+        let n = tt.entries.len() as u64;
+        let keys = || (0..n).step_by(997);
+        for key in keys() {
+            tt.store(key, 0, (key % 1000) as Value, 5, Bound::Exact, None);
+        }
+        // A time already past: nothing is done.
+        tt.touch(Instant::now());
+        assert_eq!(tt.untouched, 0);
+        tt.touch(Instant::now() + std::time::Duration::from_secs(3600));
+        assert!(tt.touched());
+        for key in keys() {
+            let hit = tt.probe(key, 0).unwrap();
+            assert_eq!((hit.value, hit.depth), ((key % 1000) as Value, 5), "{key}");
+        }
+        assert!(tt.probe(n + 1, 0).is_none());
+        // Cleared, the table is fresh memory again.
+        tt.clear();
+        assert!(!tt.touched());
     }
 
     #[test]

@@ -26,9 +26,10 @@ use std::time::{Duration, Instant};
 const MAX_PLY: i32 = 120;
 /// Plies of four-making moves the quiescence search may chain.
 const QS_MAX_FOURS: i32 = 12;
-/// Poll the clock and the stop flag every this many nodes. Often enough that a search
-/// whose nodes are slow (the first moves of a process page in its hash table) still stops
-/// within a fraction of a millisecond of its limit.
+/// Poll the clock and the stop flag every this many nodes: a fraction of a millisecond.
+/// Under a clock with part of the table still fresh memory (`Tt::touch` ran out of time)
+/// a node can take a page fault of a millisecond or more, and the search polls at every
+/// node instead.
 const POLL_NODES: u64 = 64;
 /// Reverse futility pruning: deepest depth and margin per ply.
 const RFP_MAX_DEPTH: Depth = 6;
@@ -214,6 +215,8 @@ pub(super) struct Worker<'a> {
     shared: &'a Shared<'a>,
     limits: &'a Limits,
     start: Instant,
+    /// Nodes between two polls of the clock and the stop flag.
+    poll_every: u64,
     /// Nodes this thread searched.
     nodes: u64,
     /// Of those, the nodes already added to `Shared::helper_nodes`.
@@ -250,6 +253,11 @@ impl<'a> Worker<'a> {
             shared,
             limits,
             start,
+            poll_every: if limits.hard.is_some() && !tt.touched() {
+                1
+            } else {
+                POLL_NODES
+            },
             nodes: 0,
             flushed: 0,
             seldepth: 0,
@@ -722,7 +730,7 @@ impl<'a> Worker<'a> {
     }
 
     /// Nodes searched so far by every thread (exact for the main thread's own nodes; the
-    /// helpers' are added every `POLL_NODES` nodes).
+    /// helpers' are added at each poll).
     fn total_nodes(&self) -> u64 {
         self.nodes + self.shared.helper_nodes.load(Ordering::Relaxed)
     }
@@ -747,7 +755,7 @@ impl<'a> Worker<'a> {
                 self.aborted = true;
             }
         }
-        if self.nodes.is_multiple_of(POLL_NODES) {
+        if self.nodes.is_multiple_of(self.poll_every) {
             if self.shared.stop.load(Ordering::Relaxed) {
                 self.aborted = true;
             }
