@@ -78,9 +78,9 @@ impl Entry {
     }
 }
 
-/// `n` empty entries from zeroed memory. The system hands out zeroed pages untouched, so the
-/// table costs resident memory only as the search fills it, and taking a large one is
-/// quick even inside a short first move.
+/// `n` empty entries from zeroed memory. The system hands out zeroed pages untouched, so
+/// taking a large table is quick; the pages are backed when first written, by the search
+/// or ahead of it by `Tt::touch`.
 fn zeroed_entries(n: usize) -> Vec<Entry> {
     if n == 0 {
         return Vec::new();
