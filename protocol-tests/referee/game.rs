@@ -383,16 +383,18 @@ impl Game<'_> {
             s.peak = Some(s.peak.map_or(peak, |p| p.max(peak)));
         }
         let used_ms = s.used.as_secs_f64() * 1000.0;
-        self.answers.push(Answer {
+        let answer = Answer {
             ms,
             limit_ms: spec.turn_ms,
             move_no,
-        });
+        };
+        let too_late = answer.too_late(spec.late_ms);
+        self.answers.push(answer);
         let Some((x, y)) = parse_move(&line.text) else {
             let (kind, detail) = classify(&line.text);
             return Err((side, self.fault(side, kind, Some(move_no), detail)));
         };
-        if ms > (spec.turn_ms + spec.late_ms) as f64 {
+        if too_late {
             let detail = format!(
                 "answered {x},{y} after {ms:.1} ms, over timeout_turn {} ms by more than {} ms",
                 spec.turn_ms, spec.late_ms

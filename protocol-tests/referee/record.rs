@@ -75,6 +75,18 @@ pub struct Answer {
     pub move_no: usize,
 }
 
+impl Answer {
+    /// Later than the per-move limit.
+    pub fn late(&self) -> bool {
+        self.ms > self.limit_ms as f64
+    }
+
+    /// Later than the limit by more than `late_ms`: a time fault.
+    pub fn too_late(&self, late_ms: u64) -> bool {
+        self.ms > (self.limit_ms + late_ms) as f64
+    }
+}
+
 pub struct Report {
     pub spec: Spec,
     pub end: End,

@@ -274,7 +274,7 @@ pub fn games(
         let late = reports
             .iter()
             .flat_map(|r| &r.answers)
-            .filter(|a| a.ms > a.limit_ms as f64 && a.ms <= (a.limit_ms + config.late_ms) as f64)
+            .filter(|a| a.late() && !a.too_late(config.late_ms))
             .count();
         if late > 0 {
             let _ = writeln!(

@@ -26,11 +26,13 @@ use std::time::{Duration, Instant};
 const MAX_PLY: i32 = 120;
 /// Plies of four-making moves the quiescence search may chain.
 const QS_MAX_FOURS: i32 = 12;
-/// Poll the clock and the stop flag every this many nodes: a fraction of a millisecond.
+/// Poll the clock and the stop flag every this many nodes (a power of two): a fraction of
+/// a millisecond.
 /// Under a clock with part of the table still fresh memory (`Tt::touch` ran out of time)
 /// a node can take a page fault of a millisecond or more, and the search polls at every
 /// node instead.
 const POLL_NODES: u64 = 64;
+const _: () = assert!(POLL_NODES.is_power_of_two());
 /// Reverse futility pruning: deepest depth and margin per ply.
 const RFP_MAX_DEPTH: Depth = 6;
 const RFP_MARGIN: Value = 40;
@@ -215,8 +217,9 @@ pub(super) struct Worker<'a> {
     shared: &'a Shared<'a>,
     limits: &'a Limits,
     start: Instant,
-    /// Nodes between two polls of the clock and the stop flag.
-    poll_every: u64,
+    /// The search polls the clock and the stop flag when `nodes & poll_mask` is 0 (a
+    /// mask rather than a count: no division at every node).
+    poll_mask: u64,
     /// Nodes this thread searched.
     nodes: u64,
     /// Of those, the nodes already added to `Shared::helper_nodes`.
@@ -253,10 +256,10 @@ impl<'a> Worker<'a> {
             shared,
             limits,
             start,
-            poll_every: if limits.hard.is_some() && !tt.touched() {
-                1
+            poll_mask: if limits.hard.is_some() && !tt.touched() {
+                0
             } else {
-                POLL_NODES
+                POLL_NODES - 1
             },
             nodes: 0,
             flushed: 0,
@@ -755,7 +758,7 @@ impl<'a> Worker<'a> {
                 self.aborted = true;
             }
         }
-        if self.nodes.is_multiple_of(self.poll_every) {
+        if self.nodes & self.poll_mask == 0 {
             if self.shared.stop.load(Ordering::Relaxed) {
                 self.aborted = true;
             }
