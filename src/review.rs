@@ -463,22 +463,30 @@ mod tests {
     #[test]
     fn a_real_c_gomoku_cli_game() {
         // Game 1 of a c-gomoku-cli match of Wuzi against itself at 50 ms a move, which
-        // black won. Reviewed to depth 6: at move 41 black had a win in 9 (e12) and played
-        // e11, which does not force it; the game's decisive move is white's.
+        // black won. Reviewed to depth 6: black's third move (j12) threw away most of its
+        // edge (g10 was best), and at move 41 black had a forced win and kept it with e11
+        // (a win in 11: e12 wins in 9, but a longer win is no mistake).
         let record = records::Format::Sgf
             .read(include_str!("records/c-gomoku-cli.sgf"))
             .unwrap();
         let limits = request("g --depth 6").unwrap().limits();
         let reviews = review(&record, Rule::Freestyle, &limits, 1).unwrap();
         assert_eq!(reviews.len(), record.moves.len());
-        let r = &reviews[40];
+        let r = &reviews[2];
         let cells = (cell(r.played), cell(r.best));
         assert_eq!(
             (r.colour, cells),
-            (Color::Black, ("e11".into(), "e12".into()))
+            (Color::Black, ("j12".into(), "g10".into()))
         );
-        assert_eq!(r.label, Some(Label::MissedWin), "{}", describe(r));
-        assert_eq!(r.before, VALUE_MATE - 9, "{}", describe(r));
+        assert_eq!(r.label, Some(Label::Blunder), "{}", describe(r));
+        let r = &reviews[40];
+        assert_eq!((r.colour, cell(r.played)), (Color::Black, "e11".into()));
+        assert!(
+            r.before >= VALUE_MATE_BOUND && r.after >= VALUE_MATE_BOUND,
+            "{}",
+            describe(r)
+        );
+        assert_eq!(r.label, None, "{}", describe(r));
         assert!(reviews.iter().all(|r| r.loss >= 0.0));
         let d = decisive(&reviews).expect("a decisive move");
         assert_eq!(reviews[d].colour, Color::White, "the loser made it");
@@ -498,14 +506,14 @@ mod tests {
         let mut text = Vec::new();
         run(&req, &mut text).unwrap();
         let text = String::from_utf8(text).unwrap();
-        assert!(text.contains(" 41  B    e11 "), "{text}");
-        assert!(text.contains("missed a forced win"), "{text}");
+        assert!(text.contains("  3  B    j12 "), "{text}");
+        assert!(text.contains("blunder"), "{text}");
         let back = records::load(&out_sgf).unwrap();
         assert_eq!(back.positions(), record.positions());
-        let m = &back.moves[40];
+        let m = &back.moves[2];
         assert_eq!(m.mark, Some(Mark::Bad(2)));
         assert!(
-            m.comment.as_deref().unwrap().contains("best e12"),
+            m.comment.as_deref().unwrap().contains("best g10"),
             "{:?}",
             m.comment
         );

@@ -33,7 +33,9 @@ const QS_MAX_FOURS: i32 = 12;
 /// node instead.
 const POLL_NODES: u64 = 64;
 const _: () = assert!(POLL_NODES.is_power_of_two());
-/// Reverse futility pruning: deepest depth and margin per ply.
+/// Reverse futility pruning: deepest depth and margin per ply (a ply less when the static
+/// value is better than two plies before: an improving side is less likely to fall back
+/// below beta).
 const RFP_MAX_DEPTH: Depth = 6;
 const RFP_MARGIN: Value = 40;
 /// Razoring (far below alpha: drop into the quiescence search): deepest depth and margin
@@ -74,12 +76,12 @@ const ASPIRATION_DELTA: Value = 60;
 const ASPIRATION_DEPTH: Depth = 5;
 const ASPIRATION_FULL: Value = 5000;
 
-/// Late-move reductions by depth and move number (from 1): ln(d)·ln(m)/2, rounded.
+/// Late-move reductions by depth and move number (from 1): 0.65·ln(d)·ln(m), rounded.
 static LMR: once_cell::sync::Lazy<[[Depth; 64]; 64]> = once_cell::sync::Lazy::new(|| {
     let mut t = [[0; 64]; 64];
     for (d, row) in t.iter_mut().enumerate().skip(1) {
         for (m, r) in row.iter_mut().enumerate().skip(1) {
-            *r = ((d as f64).ln() * (m as f64).ln() / 2.0).round() as Depth;
+            *r = ((d as f64).ln() * (m as f64).ln() * 0.65).round() as Depth;
         }
     }
     t
@@ -238,6 +240,9 @@ pub(super) struct Worker<'a> {
     pv: Vec<Vec<Pos>>,
     /// The line of the last root move that raised alpha, that move first.
     root_pv: Vec<Pos>,
+    /// By ply: the static value of the node searched last at that ply, from its side to
+    /// move's view (`None` where the node took none: a forced reply, a static result).
+    evals: Vec<Option<Value>>,
 }
 
 impl<'a> Worker<'a> {
@@ -269,6 +274,7 @@ impl<'a> Worker<'a> {
             superseded: false,
             pv: vec![Vec::new(); MAX_PLY as usize + 2],
             root_pv: Vec::new(),
+            evals: vec![None; MAX_PLY as usize + 2],
         }
     }
 
@@ -869,6 +875,7 @@ impl<'a> Worker<'a> {
         pv: bool,
     ) -> Value {
         self.pv[ply as usize].clear();
+        self.evals[ply as usize] = None;
         if depth <= 0 {
             return self.qsearch(board, alpha, beta, ply, 0);
         }
@@ -912,11 +919,14 @@ impl<'a> Worker<'a> {
         // futility and the wide move count.
         let quiet_node = threat == Threat::None;
         let static_eval = eval::evaluate(board);
+        self.evals[ply as usize] = Some(static_eval);
+        // Better than at this side's previous node on the line (the same side to move).
+        let improving = ply >= 2 && self.evals[ply as usize - 2].is_some_and(|e| static_eval > e);
         // Reverse futility: far above beta with nothing to fear, trust the static value.
         if !pv
             && quiet_node
             && depth <= RFP_MAX_DEPTH
-            && static_eval - RFP_MARGIN * depth >= beta
+            && static_eval - RFP_MARGIN * (depth - improving as Depth) >= beta
             && beta.abs() < VALUE_MATE_BOUND
         {
             return static_eval;
@@ -1440,10 +1450,10 @@ mod tests {
 
     #[test]
     fn a_refuter_is_reduced_a_ply_less_and_never_to_nothing() {
-        // The 20th move at depth 8: ln 8 · ln 20 / 2 rounds to 3 plies.
-        assert_eq!(late_move_reduction(8, 7, 19, false, false), 3);
-        assert_eq!(late_move_reduction(8, 7, 19, false, true), 2);
-        assert_eq!(late_move_reduction(8, 7, 19, true, true), 1);
+        // The 20th move at depth 8: 0.65 · ln 8 · ln 20 rounds to 4 plies.
+        assert_eq!(late_move_reduction(8, 7, 19, false, false), 4);
+        assert_eq!(late_move_reduction(8, 7, 19, false, true), 3);
+        assert_eq!(late_move_reduction(8, 7, 19, true, true), 2);
         // Shallow nodes are not reduced; a reduction leaves the child at least one ply.
         assert_eq!(late_move_reduction(2, 1, 40, false, false), 0);
         assert_eq!(late_move_reduction(40, 2, 60, false, false), 1);
