@@ -464,8 +464,8 @@ mod tests {
     fn a_real_c_gomoku_cli_game() {
         // Game 1 of a c-gomoku-cli match of Wuzi against itself at 50 ms a move, which
         // black won. Reviewed to depth 6: black's third move (j12) threw away most of its
-        // edge (g10 was best), and at move 41 black had a forced win and kept it with e11
-        // (a win in 11: e12 wins in 9, but a longer win is no mistake).
+        // edge (g10 was best), and at move 41 black had a forced win and kept it with e11,
+        // so that move carries no label.
         let record = records::Format::Sgf
             .read(include_str!("records/c-gomoku-cli.sgf"))
             .unwrap();

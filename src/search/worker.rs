@@ -920,14 +920,12 @@ impl<'a> Worker<'a> {
         let quiet_node = threat == Threat::None;
         let static_eval = eval::evaluate(board);
         self.evals[ply as usize] = Some(static_eval);
-        // Better than at this side's previous node on the line (the same side to move).
-        let improving = ply >= 2 && self.evals[ply as usize - 2].is_some_and(|e| static_eval > e);
         // Reverse futility: far above beta with nothing to fear, trust the static value.
         if !pv
             && quiet_node
             && depth <= RFP_MAX_DEPTH
-            && static_eval - RFP_MARGIN * (depth - improving as Depth) >= beta
             && beta.abs() < VALUE_MATE_BOUND
+            && static_eval - RFP_MARGIN * (depth - self.improving(ply) as Depth) >= beta
         {
             return static_eval;
         }
@@ -1048,6 +1046,16 @@ impl<'a> Worker<'a> {
         let bound = Bound::of(best_value, alpha_orig, beta);
         self.tt.store(key, ply, best_value, depth, bound, best_move);
         best_value
+    }
+
+    /// Whether the static value at `ply` (already in `evals`) is better than at the same
+    /// side's previous node on the line, two plies up.
+    fn improving(&self, ply: i32) -> bool {
+        let evals = &self.evals[..=ply as usize];
+        match evals {
+            [.., Some(before), _, Some(now)] => now > before,
+            _ => false,
+        }
     }
 
     /// Quiescence: stand pat on the static value, or extend with own fours (VCF).
