@@ -1051,8 +1051,7 @@ impl<'a> Worker<'a> {
     /// Whether the static value at `ply` (already in `evals`) is better than at the same
     /// side's previous node on the line, two plies up.
     fn improving(&self, ply: i32) -> bool {
-        let evals = &self.evals[..=ply as usize];
-        match evals {
+        match &self.evals[..=ply as usize] {
             [.., Some(before), _, Some(now)] => now > before,
             _ => false,
         }
