@@ -23,7 +23,7 @@ pub enum Bound {
 }
 
 /// One slot: `check` is the key XOR `data`; `data` packs the value (bits 0-15), best move
-/// (16-31), depth (32-39), bound (40-47) and generation (48-55).
+/// (16-31), depth (32-39), bound (40-47), generation (48-55) and the PV mark (56).
 #[derive(Default)]
 #[repr(C)]
 struct Entry {
@@ -39,6 +39,7 @@ struct Data {
     depth: i8,
     bound: u8,
     generation: u8,
+    pv: bool,
 }
 
 impl Data {
@@ -48,6 +49,7 @@ impl Data {
             | (self.depth as u8 as u64) << 32
             | (self.bound as u64) << 40
             | (self.generation as u64) << 48
+            | (self.pv as u64) << 56
     }
 
     fn unpack(w: u64) -> Data {
@@ -57,6 +59,7 @@ impl Data {
             depth: (w >> 32) as u8 as i8,
             bound: (w >> 40) as u8,
             generation: (w >> 48) as u8,
+            pv: (w >> 56) & 1 == 1,
         }
     }
 }
@@ -153,9 +156,23 @@ pub struct TtHit {
     pub depth: Depth,
     pub bound: Bound,
     pub best: Option<Pos>,
+    /// The node is or has been on the principal variation (the search carries the mark
+    /// over when it stores the node again).
+    pub pv: bool,
 }
 
 impl TtHit {
+    /// True if the stored value is a better estimate than `guess`: an exact value, a lower
+    /// bound above `guess` or an upper bound below it.
+    pub fn improves_on(&self, guess: Value) -> bool {
+        match self.bound {
+            Bound::Exact => true,
+            Bound::Lower => self.value > guess,
+            Bound::Upper => self.value < guess,
+            Bound::None => false,
+        }
+    }
+
     /// True if the stored value settles a search in the window (`alpha`, `beta`).
     pub fn cuts(&self, alpha: Value, beta: Value) -> bool {
         match self.bound {
@@ -291,12 +308,15 @@ impl Tt {
             depth: e.depth as Depth,
             bound,
             best: (e.best != NO_MOVE).then_some(Pos(e.best)),
+            pv: e.pv,
         })
     }
 
-    /// Store a result; mate values are made relative to the node. Other threads may store
-    /// into the same slot at the same time: one of the writes wins, or the slot is left
-    /// torn, which reads as empty.
+    /// Store a result; mate values are made relative to the node. `pv` marks a node that
+    /// is or has been on the principal variation (the search keeps the mark of an entry it
+    /// finds). Other threads may store into the same slot at the same time: one of the
+    /// writes wins, or the slot is left torn, which reads as empty.
+    #[allow(clippy::too_many_arguments)]
     pub fn store(
         &self,
         key: u64,
@@ -305,6 +325,7 @@ impl Tt {
         depth: Depth,
         bound: Bound,
         best: Option<Pos>,
+        pv: bool,
     ) {
         let generation = self.generation;
         let slot = &self.entries[self.slot(key)];
@@ -329,6 +350,7 @@ impl Tt {
                 depth: depth.clamp(-100, 100) as i8,
                 bound: bound as u8,
                 generation,
+                pv,
             },
         );
     }
@@ -363,10 +385,11 @@ mod tests {
     fn store_probe_and_mate_adjust() {
         let mut tt = Tt::new(1 << 16);
         tt.new_search();
-        tt.store(42, 3, mate_in(7), 5, Bound::Exact, Some(Pos(17)));
+        tt.store(42, 3, mate_in(7), 5, Bound::Exact, Some(Pos(17)), true);
         let hit = tt.probe(42, 5).unwrap();
         assert_eq!(hit.value, mate_in(9));
         assert_eq!(hit.best, Some(Pos(17)));
+        assert!(hit.pv);
         assert!(tt.probe(43, 0).is_none());
         tt.clear();
         assert!(tt.probe(42, 5).is_none());
@@ -387,6 +410,7 @@ mod tests {
                 depth: 1,
                 bound,
                 best: None,
+                pv: false,
             };
             assert!(hit(bound).cuts(alpha, beta), "{value}");
             assert!(!hit(Bound::None).cuts(alpha, beta));
@@ -396,15 +420,24 @@ mod tests {
             depth: 1,
             bound: Bound::Lower,
             best: None,
+            pv: false,
         };
         assert!(!lower.cuts(alpha, beta));
         assert!(lower.cuts(0, 15));
+        // As an estimate: a lower bound beats a guess below it only.
+        assert!(lower.improves_on(14) && !lower.improves_on(15) && !lower.improves_on(20));
         let upper = TtHit {
             bound: Bound::Upper,
             ..lower
         };
         assert!(!upper.cuts(alpha, beta));
         assert!(upper.cuts(15, 30));
+        assert!(upper.improves_on(16) && !upper.improves_on(15) && !upper.improves_on(10));
+        let exact = TtHit {
+            bound: Bound::Exact,
+            ..lower
+        };
+        assert!(exact.improves_on(0) && exact.improves_on(30));
     }
 
     #[test]
@@ -425,11 +458,14 @@ mod tests {
         let n = tt.entries.len() as u64;
         for key in (0..n).step_by(4099) {
             assert!(tt.probe(key, 0).is_none());
-            tt.store(key, 0, (key % 1000) as Value, 3, Bound::Lower, None);
+            tt.store(key, 0, (key % 1000) as Value, 3, Bound::Lower, None, false);
         }
         for key in (0..n).step_by(4099) {
             let hit = tt.probe(key, 0).unwrap();
-            assert_eq!((hit.value, hit.depth), ((key % 1000) as Value, 3));
+            assert_eq!(
+                (hit.value, hit.depth, hit.pv),
+                ((key % 1000) as Value, 3, false)
+            );
         }
     }
 
@@ -440,7 +476,7 @@ mod tests {
         let n = tt.entries.len() as u64;
         let keys = || (0..n).step_by(997);
         for key in keys() {
-            tt.store(key, 0, (key % 1000) as Value, 5, Bound::Exact, None);
+            tt.store(key, 0, (key % 1000) as Value, 5, Bound::Exact, None, false);
         }
         // A time already past: nothing is done.
         tt.touch(Instant::now());
@@ -466,6 +502,7 @@ mod tests {
                 depth: -100,
                 bound: 1,
                 generation: 255,
+                pv: false,
             },
             Data {
                 value: 12345,
@@ -473,6 +510,7 @@ mod tests {
                 depth: 100,
                 bound: 3,
                 generation: 0,
+                pv: true,
             },
         ] {
             assert_eq!(Data::unpack(d.pack()), d);
@@ -505,7 +543,15 @@ mod tests {
                 let checked = &checked;
                 s.spawn(move || {
                     for key in keys(t * 7919 + 1).take(200_000) {
-                        tt.store(key, 0, value_of(key), 1, Bound::Exact, Some(move_of(key)));
+                        tt.store(
+                            key,
+                            0,
+                            value_of(key),
+                            1,
+                            Bound::Exact,
+                            Some(move_of(key)),
+                            false,
+                        );
                         // Read back a slot another thread is likely writing.
                         let other = key.rotate_left(17);
                         tt.store(
@@ -515,6 +561,7 @@ mod tests {
                             1,
                             Bound::Exact,
                             Some(move_of(other)),
+                            false,
                         );
                         if let Some(hit) = tt.probe(key, 0) {
                             assert_eq!(hit.value, value_of(key));

@@ -4,7 +4,7 @@
 //! find through the transposition table.
 
 use super::busy::Busy;
-use super::tt::{Bound, Tt};
+use super::tt::{Bound, Tt, TtHit};
 use super::vct::Vct;
 use super::{
     time, IterationReport, Limits, Observer, RootEvent, RootLine, SearchResult, Silent, MAX_DEPTH,
@@ -57,6 +57,10 @@ static LMP: once_cell::sync::Lazy<[[usize; 64]; 2]> = once_cell::sync::Lazy::new
 /// Internal iterative reduction: a node this deep with no TT move (so no tried best move
 /// to search first) is searched one ply shallower.
 const IIR_MIN_DEPTH: Depth = 4;
+/// A PV node whose TT entry is shallower is searched a ply shallower for every
+/// `PV_GAP_PLIES` plies of the difference, at most `PV_GAP_MAX`.
+const PV_GAP_PLIES: Depth = 3;
+const PV_GAP_MAX: Depth = 3;
 /// Ordering bonus for the move that last refuted the opponent's previous move.
 const COUNTER_MOVE_BONUS: i32 = 40;
 /// With several threads, a late move at a node this deep that another thread is
@@ -88,7 +92,8 @@ static LMR: once_cell::sync::Lazy<[[Depth; 64]; 64]> = once_cell::sync::Lazy::ne
 });
 
 /// Reduction of the late move number `i` (from 0) at a node of `depth` with `new_depth`
-/// plies left for its children. PV nodes reduce a ply less, and so does a refuter (one of
+/// plies left for its children. Nodes that are or were on the principal variation (the
+/// TT entry keeps the mark) reduce a ply less, and so does a refuter (one of
 /// this ply's killers or the counter move), which failed high in a sibling position and is
 /// likely to again.
 fn late_move_reduction(depth: Depth, new_depth: Depth, i: usize, pv: bool, refuter: bool) -> Depth {
@@ -683,7 +688,7 @@ impl<'a> Worker<'a> {
         if let Some((m, v)) = best {
             if v > alpha_orig && v < beta {
                 self.tt
-                    .store(board.hash(), 0, v, depth, Bound::Exact, Some(m));
+                    .store(board.hash(), 0, v, depth, Bound::Exact, Some(m), true);
             }
         }
         (best_value, best)
@@ -906,11 +911,18 @@ impl<'a> Worker<'a> {
                 return h.value;
             }
         }
-        // Internal iterative reduction.
-        let depth = if depth >= IIR_MIN_DEPTH && hit.and_then(|h| h.best).is_none() {
-            depth - 1
-        } else {
-            depth
+        // A node on the principal variation now or before: its late moves are reduced less.
+        let was_pv = pv || hit.is_some_and(|h| h.pv);
+        let depth = match hit {
+            // Internal iterative reduction.
+            Some(TtHit { best: None, .. }) | None if depth >= IIR_MIN_DEPTH => depth - 1,
+            // A PV node the table knows only from a much shallower search (the line has
+            // just become principal) is searched a ply shallower for every three plies of
+            // the difference, at most three.
+            Some(h) if pv && ply > 0 && depth > 1 && h.best.is_some() => {
+                depth - ((depth - h.depth) / PV_GAP_PLIES).clamp(0, PV_GAP_MAX)
+            }
+            _ => depth,
         };
         let us = board.side_to_move();
         let them = us.opp();
@@ -920,20 +932,26 @@ impl<'a> Worker<'a> {
         let quiet_node = threat == Threat::None;
         let static_eval = eval::evaluate(board);
         self.evals[ply as usize] = Some(static_eval);
-        // Reverse futility: far above beta with nothing to fear, trust the static value.
+        // The pruning below starts from the static value, or from the TT's value where its
+        // bound says the true value lies beyond the static one on the same side.
+        let eval = match hit {
+            Some(h) if h.value.abs() < VALUE_MATE_BOUND && h.improves_on(static_eval) => h.value,
+            _ => static_eval,
+        };
+        // Reverse futility: far above beta with nothing to fear, trust the estimate.
         if !pv
             && quiet_node
             && depth <= RFP_MAX_DEPTH
             && beta.abs() < VALUE_MATE_BOUND
-            && static_eval - RFP_MARGIN * (depth - self.improving(ply) as Depth) >= beta
+            && eval - RFP_MARGIN * (depth - self.improving(ply) as Depth) >= beta
         {
-            return static_eval;
+            return eval;
         }
         // Razoring: far below alpha with nothing to answer, only fours can save the node.
         if !pv
             && threat == Threat::None
             && depth <= RAZOR_MAX_DEPTH
-            && static_eval + RAZOR_MARGIN * depth <= alpha
+            && eval + RAZOR_MARGIN * depth <= alpha
             && alpha.abs() < VALUE_MATE_BOUND
         {
             return self.qsearch_open(board, alpha, beta, ply, 0);
@@ -1006,7 +1024,7 @@ impl<'a> Worker<'a> {
                 v = -self.search_node(board, -beta, -alpha, new_depth, ply + 1, pv);
             } else {
                 // Late moves are searched shallower first.
-                let r = late_move_reduction(depth, new_depth, i, pv, refuters.contains(p));
+                let r = late_move_reduction(depth, new_depth, i, was_pv, refuters.contains(p));
                 v = -self.search_node(board, -alpha - 1, -alpha, new_depth - r, ply + 1, false);
                 if v > alpha && r > 0 && !self.aborted {
                     v = -self.search_node(board, -alpha - 1, -alpha, new_depth, ply + 1, false);
@@ -1044,7 +1062,8 @@ impl<'a> Worker<'a> {
             }
         }
         let bound = Bound::of(best_value, alpha_orig, beta);
-        self.tt.store(key, ply, best_value, depth, bound, best_move);
+        self.tt
+            .store(key, ply, best_value, depth, bound, best_move, was_pv);
         best_value
     }
 
@@ -1150,7 +1169,7 @@ impl<'a> Worker<'a> {
             }
         }
         let bound = Bound::of(best, alpha_orig, beta);
-        self.tt.store(key, ply, best, 0, bound, best_move);
+        self.tt.store(key, ply, best, 0, bound, best_move, false);
         best
     }
 
@@ -1425,7 +1444,7 @@ mod tests {
             .map(|m| m.pos)
             .find(|&p| p != win)
             .unwrap();
-        tt.store(b.hash(), 0, 0, 1, Bound::Exact, Some(first));
+        tt.store(b.hash(), 0, 0, 1, Bound::Exact, Some(first), false);
         let shared = Shared::new(&stop, Some(&busy));
         let limits = Limits::default();
         let mut w = Worker::new(0, &tt, &mut tables, &shared, &limits, Instant::now());
