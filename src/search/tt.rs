@@ -312,10 +312,9 @@ impl Tt {
         })
     }
 
-    /// Store a result; mate values are made relative to the node. `pv` marks a node that
-    /// is or has been on the principal variation (the search keeps the mark of an entry it
-    /// finds). Other threads may store into the same slot at the same time: one of the
-    /// writes wins, or the slot is left torn, which reads as empty.
+    /// Store a result; mate values are made relative to the node, and `pv` is the mark
+    /// `TtHit::pv` reads back. Other threads may store into the same slot at the same
+    /// time: one of the writes wins, or the slot is left torn, which reads as empty.
     #[allow(clippy::too_many_arguments)]
     pub fn store(
         &self,

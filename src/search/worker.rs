@@ -917,8 +917,7 @@ impl<'a> Worker<'a> {
             // Internal iterative reduction.
             Some(TtHit { best: None, .. }) | None if depth >= IIR_MIN_DEPTH => depth - 1,
             // A PV node the table knows only from a much shallower search (the line has
-            // just become principal) is searched a ply shallower for every three plies of
-            // the difference, at most three.
+            // just become principal) is searched shallower (see `PV_GAP_PLIES`).
             Some(h) if pv && ply > 0 && depth > 1 && h.best.is_some() => {
                 depth - ((depth - h.depth) / PV_GAP_PLIES).clamp(0, PV_GAP_MAX)
             }
@@ -932,8 +931,8 @@ impl<'a> Worker<'a> {
         let quiet_node = threat == Threat::None;
         let static_eval = eval::evaluate(board);
         self.evals[ply as usize] = Some(static_eval);
-        // The pruning below starts from the static value, or from the TT's value where its
-        // bound says the true value lies beyond the static one on the same side.
+        // The pruning below starts from the static value, or from the TT's value where that
+        // is the better estimate (a mate value excepted).
         let eval = match hit {
             Some(h) if h.value.abs() < VALUE_MATE_BOUND && h.improves_on(static_eval) => h.value,
             _ => static_eval,
