@@ -54,6 +54,14 @@ static LMP: once_cell::sync::Lazy<[[usize; 64]; 2]> = once_cell::sync::Lazy::new
         std::array::from_fn(|d| count(d, 15.0, 12.0, 32)),
     ]
 });
+/// Likely fail high: a non-PV node whose estimate is at least this far above beta (per
+/// ply of depth, and `FAIL_HIGH_THREAT_MARGIN` more where a threat must be answered)
+/// searches its moves a ply shallower, all but those that make a four.
+const FAIL_HIGH_MARGIN: Value = 10;
+const FAIL_HIGH_THREAT_MARGIN: Value = 60;
+/// Moves that make no shape for either side (not even an open two or a sleeping three)
+/// are not searched below this depth once the node has a first move in hand.
+const TRIVIAL_PRUNE_DEPTH: Depth = 4;
 /// Internal iterative reduction: a node this deep with no TT move (so no tried best move
 /// to search first) is searched one ply shallower.
 const IIR_MIN_DEPTH: Depth = 4;
@@ -102,6 +110,20 @@ fn late_move_reduction(depth: Depth, new_depth: Depth, i: usize, pv: bool, refut
     }
     let r = LMR[(depth as usize).min(63)][(i + 1).min(63)] - pv as Depth - refuter as Depth;
     r.clamp(0, new_depth - 1)
+}
+
+/// True if a non-PV node with estimate `eval` and `depth` plies to go is far enough above
+/// `beta` to search its moves a ply shallower (`FAIL_HIGH_MARGIN`); `quiet` if it has no
+/// threat to answer. Never against a mate bound.
+fn likely_fail_high(eval: Value, beta: Value, depth: Depth, quiet: bool) -> bool {
+    let threat_margin = if quiet { 0 } else { FAIL_HIGH_THREAT_MARGIN };
+    beta.abs() < VALUE_MATE_BOUND && eval >= beta + FAIL_HIGH_MARGIN * depth + threat_margin
+}
+
+/// True if a stone at `p` would make no shape for either colour: not even an open two or
+/// a sleeping three of its own, none of the opponent's stopped.
+fn trivial(board: &Board, p: Pos) -> bool {
+    board.p4(p, Color::Black) == Pattern4::None && board.p4(p, Color::White) == Pattern4::None
 }
 
 /// True if the main thread, holding `best`, takes a helper's finished iteration (depth,
@@ -965,6 +987,7 @@ impl<'a> Worker<'a> {
         } else {
             movegen::generate(board)
         };
+        let likely_fail_high = !pv && likely_fail_high(eval, beta, depth, quiet_node);
         let refuters = self.refuters(board, ply);
         self.score_moves(board, &mut moves, hit.and_then(|h| h.best), &refuters);
 
@@ -1000,6 +1023,14 @@ impl<'a> Worker<'a> {
             } else {
                 break;
             };
+            // A move that makes nothing and stops nothing, late and near the leaves.
+            if i > 0
+                && depth < TRIVIAL_PRUNE_DEPTH
+                && best_value > -VALUE_MATE_BOUND
+                && trivial(board, p)
+            {
+                continue;
+            }
             // With one thread there is no table, and no key to work out.
             let child = busy.map(|busy| (busy, board.hash_after(p)));
             if let Some((busy, key)) = child {
@@ -1012,11 +1043,12 @@ impl<'a> Worker<'a> {
             // Answers to an open three cost no depth (fours excepted, which would chain
             // for free): the attacker pays one ply per threat, so threat sequences are
             // seen twice as deep.
-            let new_depth = if threat.needs_defence() && !board.p4(p, us).makes_four() {
+            let makes_four = board.p4(p, us).makes_four();
+            let new_depth = if threat.needs_defence() && !makes_four {
                 depth
             } else {
                 depth - 1
-            };
+            } - (likely_fail_high && !makes_four) as Depth;
             self.make(board, p);
             let mut v;
             if i == 0 {
@@ -1471,6 +1503,33 @@ mod tests {
         let mut moves = unscored(&[(5, 5), (9, 9)]);
         s.score_moves(&b, &mut moves, None, &s.refuters(&b, 4));
         assert_eq!(moves[0].score, moves[1].score);
+    }
+
+    #[test]
+    fn a_move_is_trivial_only_if_it_makes_and_stops_nothing() {
+        let b = Board::from_diagram(
+            "..........\n.OO.......\n..........\n..........\n....X.....\n..........\n..........",
+            Rule::Freestyle,
+            Color::Black,
+        )
+        .unwrap();
+        // A knight's move from the black stone, on no line with any stone.
+        assert!(trivial(&b, Pos::new(6, 5)));
+        // Next to it: black's two.
+        assert!(!trivial(&b, Pos::new(5, 4)));
+        // Nothing for black there, but white would make a three.
+        assert!(!trivial(&b, Pos::new(3, 1)));
+    }
+
+    #[test]
+    fn a_node_likely_fails_high_only_far_above_beta() {
+        // Depth 4: ten a ply above beta when quiet, sixty more facing a threat.
+        assert!(likely_fail_high(140, 100, 4, true));
+        assert!(!likely_fail_high(139, 100, 4, true));
+        assert!(!likely_fail_high(199, 100, 4, false));
+        assert!(likely_fail_high(200, 100, 4, false));
+        // Never against a mate bound.
+        assert!(!likely_fail_high(VALUE_INFINITE, VALUE_MATE_BOUND, 1, true));
     }
 
     #[test]
