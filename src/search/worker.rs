@@ -987,7 +987,7 @@ impl<'a> Worker<'a> {
         } else {
             movegen::generate(board)
         };
-        let likely_fail_high = !pv && likely_fail_high(eval, beta, depth, quiet_node);
+        let fail_high_expected = !pv && likely_fail_high(eval, beta, depth, quiet_node);
         let refuters = self.refuters(board, ply);
         self.score_moves(board, &mut moves, hit.and_then(|h| h.best), &refuters);
 
@@ -1048,7 +1048,7 @@ impl<'a> Worker<'a> {
                 depth
             } else {
                 depth - 1
-            } - (likely_fail_high && !makes_four) as Depth;
+            } - (fail_high_expected && !makes_four) as Depth;
             self.make(board, p);
             let mut v;
             if i == 0 {
