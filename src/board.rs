@@ -49,16 +49,28 @@ const STENCIL: [(i32, i32); 32] = [
 /// How far the stencil reaches from its cell in x or y.
 const STENCIL_REACH: usize = 3;
 
-/// The stencil's offsets as steps in the cell index.
-const STENCIL_STEP: [isize; 32] = {
-    let mut steps = [0isize; 32];
+/// The stencil row by row, from three rows above the cell to three below: a 1 in byte
+/// `j` of a row's word for each stencil cell at column offset `j - 3`.
+const STENCIL_ROW_MASKS: [u64; 7] = {
+    let mut masks = [0u64; 7];
     let mut i = 0;
-    while i < 32 {
-        steps[i] = STENCIL[i].1 as isize * STRIDE as isize + STENCIL[i].0 as isize;
+    while i < STENCIL.len() {
+        let (dx, dy) = STENCIL[i];
+        masks[(dy + 3) as usize] |= 1 << (8 * (dx + 3));
         i += 1;
     }
-    steps
+    masks
 };
+
+/// Bit `j` set for each nonzero byte `j` of `w`.
+#[inline]
+fn nonzero_bytes(w: u64) -> u32 {
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    // The top bit of each byte: set if the byte is nonzero.
+    let tops = (((w & LOW7) + LOW7) | w) & !LOW7;
+    // Gather the eight top bits into the top byte, byte j's bit landing on bit 56 + j.
+    ((tops >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+}
 
 /// Zobrist keys: one per colour and cell, plus one for the side to move.
 struct Zobrist {
@@ -565,13 +577,37 @@ impl Board {
             && y >= STENCIL_REACH
             && x + STENCIL_REACH < self.width
             && y + STENCIL_REACH < self.height
+            && x + STENCIL_REACH < STRIDE - 1
         {
-            // The whole stencil is on the board: no per-cell bounds to test.
-            for &step in STENCIL_STEP.iter() {
-                self.add_near((p.idx() as isize + step) as usize, delta);
+            // The whole stencil is on the board, and each of its rows lies within the
+            // eight counts from x - 3 to x + 4 of one board row: one word a row.
+            let start = x - STENCIL_REACH;
+            for (dy, &mask) in STENCIL_ROW_MASKS.iter().enumerate() {
+                let row = y + dy - STENCIL_REACH;
+                let at = row * STRIDE + start;
+                let window: &mut [u8; 8] = (&mut self.near[at..at + 8])
+                    .try_into()
+                    .expect("eight counts");
+                let old = u64::from_le_bytes(*window);
+                // Counts stay below 256 and a count taken off is at least one, so no byte
+                // carries into or borrows from its neighbour.
+                let new = if delta > 0 {
+                    old.wrapping_add(mask)
+                } else {
+                    old.wrapping_sub(mask)
+                };
+                *window = new.to_le_bytes();
+                let bits = nonzero_bytes(new) << start;
+                let rows = &mut self.near_rows[row];
+                *rows = (*rows & !(0xFF << start)) | bits;
             }
             return;
         }
+        self.update_near_each(p, delta);
+    }
+
+    /// `update_near` cell by cell, testing each against the board's edges.
+    fn update_near_each(&mut self, p: Pos, delta: i8) {
         for &(dx, dy) in STENCIL.iter() {
             let x = p.x() as i32 + dx;
             let y = p.y() as i32 + dy;
@@ -696,7 +732,7 @@ impl Board {
                 fresh.refresh_cell(p);
                 fresh.count_cell(p, 1);
             } else {
-                fresh.update_near(p, 1);
+                fresh.update_near_each(p, 1);
             }
         }
         fresh
@@ -817,10 +853,10 @@ fn fresh_hash(b: &Board) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    /// Fixed-seed xorshift for randomised tests.
+    /// Fixed-seed xorshift for randomised tests (other modules' tests use it too).
     pub(crate) struct Rng(u64);
     impl Rng {
         pub(crate) fn new(seed: u64) -> Rng {

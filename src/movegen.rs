@@ -3,7 +3,7 @@
 
 use crate::board::{in_line_reach, Board};
 use crate::eval;
-use crate::pattern::Pattern4;
+use crate::pattern::{Pattern, Pattern4, HALF};
 use crate::rules;
 use crate::types::{Color, Pos, Rule, Score};
 use smallvec::SmallVec;
@@ -118,30 +118,72 @@ pub fn defences(board: &mut Board) -> MoveList {
     let us = board.side_to_move();
     let them = us.opp();
     let renju_black = board.rule() == Rule::Renju && them == Color::Black;
-    let open_fours: SmallVec<[Pos; 16]> = board
-        .candidates()
-        .filter(|&p| board.p4(p, them) == Pattern4::BFlex4)
-        .collect();
-    let four_threes: SmallVec<[FourThree; 16]> = if renju_black {
-        SmallVec::new()
-    } else {
-        board
-            .candidates()
-            .filter(|&p| board.p4(p, them) == Pattern4::CBlock4Flex3)
-            .map(|at| FourThree::new(board, at, them))
-            .collect()
-    };
+    let mut open_fours: SmallVec<[Pos; 16]> = SmallVec::new();
+    let mut four_threes: SmallVec<[FourThree; 16]> = SmallVec::new();
+    for p in board.candidates() {
+        match board.p4(p, them) {
+            Pattern4::BFlex4 => open_fours.push(p),
+            Pattern4::CBlock4Flex3 if !renju_black => {
+                four_threes.push(FourThree::new(board, p, them))
+            }
+            _ => {}
+        }
+    }
     // A stone changes the patterns only of cells on its four lines within `HALF` cells: a
     // move that is not a four must be within that reach of every open-four point, and of
     // each four-three point not already countered or the cell that would block its four.
-    let cells: SmallVec<[(Pos, bool); 64]> = board
-        .candidates()
-        .map(|p| (p, board.p4(p, us).makes_four()))
-        .filter(|&(p, four)| {
-            four || open_fours.iter().all(|&t| in_line_reach(p, t))
-                && four_threes.iter().all(|t| t.countered || t.within_reach(p))
-        })
-        .collect();
+    let reaches = |p: Pos| {
+        open_fours.iter().all(|&t| in_line_reach(p, t))
+            && four_threes.iter().all(|t| t.countered || t.within_reach(p))
+    };
+    // So the cells to try are our fours, wherever they are, and the cells on the lines of
+    // one such point (or pair) that reach all the others: a few dozen, not the board.
+    let anchors: SmallVec<[Pos; 2]> = match (
+        open_fours.first(),
+        four_threes.iter().find(|t| !t.countered),
+    ) {
+        (Some(&t), _) => SmallVec::from_slice(&[t]),
+        (None, Some(t)) => std::iter::once(t.at).chain(t.block).collect(),
+        (None, None) => SmallVec::new(),
+    };
+    let mut cells: SmallVec<[(Pos, bool); 64]> = SmallVec::new();
+    if anchors.is_empty() {
+        cells.extend(
+            board
+                .candidates()
+                .map(|p| (p, board.p4(p, us).makes_four())),
+        );
+    } else {
+        let has_four = FOURS.iter().any(|&k| board.p4_count(us, k) > 0);
+        if has_four {
+            cells.extend(
+                board
+                    .candidates()
+                    .filter(|&p| board.p4(p, us).makes_four())
+                    .map(|p| (p, true)),
+            );
+        }
+        for &a in &anchors {
+            for d in 0..4 {
+                for k in -(HALF as i32)..=HALF as i32 {
+                    let Some(p) = board.step(a, d, k) else {
+                        continue;
+                    };
+                    if (k != 0 || d == 0)
+                        && board.is_empty(p)
+                        && board.is_near(p)
+                        && !(has_four && board.p4(p, us).makes_four())
+                        && reaches(p)
+                    {
+                        cells.push((p, false));
+                    }
+                }
+            }
+        }
+        // In board order, each once, as a scan of the board would give them.
+        cells.sort_unstable_by_key(|&(p, _)| p.idx());
+        cells.dedup_by_key(|&mut (p, _)| p);
+    }
     let mut out = MoveList::new();
     for (p, four) in cells {
         let defends = four
@@ -163,6 +205,15 @@ pub fn defences(board: &mut Board) -> MoveList {
     }
     out
 }
+
+/// The classes of a cell where a stone makes a four or better.
+const FOURS: [Pattern4; 5] = [
+    Pattern4::EBlock4,
+    Pattern4::DBlock4Plus,
+    Pattern4::CBlock4Flex3,
+    Pattern4::BFlex4,
+    Pattern4::AFive,
+];
 
 /// A four-three point of `them`.
 struct FourThree {
@@ -231,9 +282,37 @@ fn answers(board: &mut Board, p: Pos, open_fours: &[Pos], four_threes: &[FourThr
 /// The cell that would block the four a stone of `c` at `at` makes: the one that would
 /// then make five.
 fn four_block(board: &Board, at: Pos, c: Color) -> Option<Pos> {
-    board.candidates().find(|&f| {
-        f != at && in_line_reach(f, at) && board.p4_with_stone(f, at, c, c) == Pattern4::AFive
-    })
+    let blocks = |f: Pos| {
+        f != at
+            && board.is_empty(f)
+            && board.is_near(f)
+            && board.p4_with_stone(f, at, c, c) == Pattern4::AFive
+    };
+    // The four lies on a line where the stone makes a rush four: only that line's cells
+    // within reach can become five points. (The first in board order, as a scan of the
+    // candidates would find it, should a cell ever offer more than one.)
+    let mut found = None;
+    let mut any_four = false;
+    for d in 0..4 {
+        if board.pattern(at, d, c) != Pattern::B4 {
+            continue;
+        }
+        any_four = true;
+        for k in -(HALF as i32)..=HALF as i32 {
+            if let Some(f) = board.step(at, d, k).filter(|&f| blocks(f)) {
+                if found.is_none_or(|b: Pos| f.idx() < b.idx()) {
+                    found = Some(f);
+                }
+            }
+        }
+    }
+    if any_four {
+        found
+    } else {
+        board
+            .candidates()
+            .find(|&f| in_line_reach(f, at) && blocks(f))
+    }
 }
 
 /// Moves paired with their ordering keys.
@@ -293,6 +372,7 @@ impl Iterator for Picker {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::tests::Rng;
     use crate::types::{Color, Rule};
 
     #[test]
@@ -371,6 +451,74 @@ mod tests {
     /// `diagram` without white's (11,10), the stone that makes the counter-four.
     fn without_counter(diagram: &str) -> String {
         diagram.replace("......XOOOXO...", "......XOOOX....")
+    }
+
+    /// The moves that answer the threat, by the definition rather than the shortcuts
+    /// `defences` takes: legal candidates that make a four, or after which the opponent has
+    /// no open-four point and (unless the opponent is renju's black) only four-three
+    /// points whose four we would block with a four of ours. In board order.
+    fn answers_by_definition(b: &mut Board) -> Vec<Pos> {
+        let us = b.side_to_move();
+        let them = us.opp();
+        let renju_black = b.rule() == Rule::Renju && them == Color::Black;
+        let cells: Vec<Pos> = b.candidates().collect();
+        cells
+            .into_iter()
+            .filter(|&p| {
+                if !rules::is_legal(b, p, us) {
+                    return false;
+                }
+                if b.p4(p, us).makes_four() {
+                    return true;
+                }
+                b.make_move(p);
+                let left: Vec<Pos> = b.candidates().collect();
+                let answered = left.iter().all(|&t| {
+                    let k = b.p4(t, them);
+                    k != Pattern4::BFlex4
+                        && (renju_black
+                            || k != Pattern4::CBlock4Flex3
+                            || FourThree::new(b, t, them).countered)
+                });
+                b.undo();
+                answered
+            })
+            .collect()
+    }
+
+    #[test]
+    fn defences_are_the_answering_moves_in_random_games() {
+        let mut checked = 0;
+        for (i, &rule) in Rule::ALL.iter().enumerate() {
+            let mut rng = Rng::new(0xdef0 + i as u64);
+            for _ in 0..30 {
+                let mut b = Board::new(15, 15, rule).unwrap();
+                b.make_move(Pos::new(7, 7));
+                for _ in 0..50 {
+                    let cells: Vec<Pos> = b.candidates().collect();
+                    let p = cells[rng.below(cells.len())];
+                    if b.p4(p, b.side_to_move()) == Pattern4::AFive {
+                        break;
+                    }
+                    b.make_move(p);
+                    let us = b.side_to_move();
+                    let wins = b.p4_count(us, Pattern4::AFive) + b.p4_count(us, Pattern4::BFlex4);
+                    if wins > 0 || !threat(&b).needs_defence() {
+                        continue;
+                    }
+                    let got: Vec<Pos> = defences(&mut b).iter().map(|m| m.pos).collect();
+                    assert_eq!(
+                        got,
+                        answers_by_definition(&mut b),
+                        "{rule:?}\n{}",
+                        b.diagram()
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        // Random games reach enough threats for the comparison to mean something.
+        assert!(checked > 200, "only {checked} positions with a threat");
     }
 
     #[test]
