@@ -46,6 +46,9 @@ const STENCIL: [(i32, i32); 32] = [
     (3, 3),
 ];
 
+// `undo` clears a key's two bits to say "empty".
+const _: () = assert!(EMPTY == 0);
+
 /// How far the stencil reaches from its cell in x or y.
 const STENCIL_REACH: usize = 3;
 
@@ -480,17 +483,17 @@ impl Board {
         self.empty_rows[p.y()] |= 1 << p.x();
         self.hash ^= ZOBRIST.stone[c.idx()][p.idx()];
         self.set_side_to_move(c);
-        // Keys of empty cells are restored bit by bit (occupied ones were not touched);
-        // patterns and classes come back from the saved values (the cell `p` itself kept
-        // its own while it was occupied).
+        // Keys are restored bit by bit: `p`'s two bits back to empty (0). Occupied cells
+        // were not touched, but their keys already hold `p` as empty (it was when their
+        // stones came), so every cell in reach is cleared alike, with no test. Patterns
+        // and classes come back from the saved values (the cell `p` itself kept its own
+        // while it was occupied).
         for d in 0..4 {
             let (first, last) = self.span[p.idx()][d];
             for off in first as i32..=last as i32 {
                 if off != 0 {
                     let q = line_cell(p, d, off);
-                    if self.cells[q] == EMPTY {
-                        self.keys[q][d] &= !(3 << (2 * slot(-off)));
-                    }
+                    self.keys[q][d] &= !(3 << (2 * slot(-off)));
                 }
             }
         }
