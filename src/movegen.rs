@@ -154,7 +154,9 @@ pub fn defences(board: &mut Board) -> MoveList {
                 .map(|p| (p, board.p4(p, us).makes_four())),
         );
     } else {
-        let has_four = FOURS.iter().any(|&k| board.p4_count(us, k) > 0);
+        let has_four = Pattern4::ALL
+            .iter()
+            .any(|&k| k.makes_four() && board.p4_count(us, k) > 0);
         if has_four {
             cells.extend(
                 board
@@ -205,15 +207,6 @@ pub fn defences(board: &mut Board) -> MoveList {
     }
     out
 }
-
-/// The classes of a cell where a stone makes a four or better.
-const FOURS: [Pattern4; 5] = [
-    Pattern4::EBlock4,
-    Pattern4::DBlock4Plus,
-    Pattern4::CBlock4Flex3,
-    Pattern4::BFlex4,
-    Pattern4::AFive,
-];
 
 /// A four-three point of `them`.
 struct FourThree {
@@ -279,40 +272,16 @@ fn answers(board: &mut Board, p: Pos, open_fours: &[Pos], four_threes: &[FourThr
     ok
 }
 
-/// The cell that would block the four a stone of `c` at `at` makes: the one that would
-/// then make five.
+/// The cell that would block the four a stone of `c` at the four-three point `at` makes:
+/// the one that would then make five. A four-three has one rush-four line, and that
+/// line's one five point is the block.
 fn four_block(board: &Board, at: Pos, c: Color) -> Option<Pos> {
-    let blocks = |f: Pos| {
-        f != at
-            && board.is_empty(f)
-            && board.is_near(f)
-            && board.p4_with_stone(f, at, c, c) == Pattern4::AFive
-    };
-    // The four lies on a line where the stone makes a rush four: only that line's cells
-    // within reach can become five points. (The first in board order, as a scan of the
-    // candidates would find it, should a cell ever offer more than one.)
-    let mut found = None;
-    let mut any_four = false;
-    for d in 0..4 {
-        if board.pattern(at, d, c) != Pattern::B4 {
-            continue;
-        }
-        any_four = true;
-        for k in -(HALF as i32)..=HALF as i32 {
-            if let Some(f) = board.step(at, d, k).filter(|&f| blocks(f)) {
-                if found.is_none_or(|b: Pos| f.idx() < b.idx()) {
-                    found = Some(f);
-                }
-            }
-        }
-    }
-    if any_four {
-        found
-    } else {
-        board
-            .candidates()
-            .find(|&f| in_line_reach(f, at) && blocks(f))
-    }
+    let d = (0..4).find(|&d| board.pattern(at, d, c) == Pattern::B4)?;
+    (-(HALF as i32)..=HALF as i32)
+        .filter_map(|k| board.step(at, d, k))
+        .find(|&f| {
+            f != at && board.is_empty(f) && board.p4_with_stone(f, at, c, c) == Pattern4::AFive
+        })
 }
 
 /// Moves paired with their ordering keys.

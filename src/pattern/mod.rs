@@ -61,7 +61,8 @@ pub enum Pattern4 {
 impl Pattern4 {
     /// Number of classes.
     pub const COUNT: usize = 14;
-    const ALL: [Pattern4; 14] = [
+    /// Every class, in the order of their values.
+    pub const ALL: [Pattern4; 14] = [
         Pattern4::None,
         Pattern4::LFlex2,
         Pattern4::KBlock3,
