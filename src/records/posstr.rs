@@ -75,3 +75,31 @@ pub fn write(record: &Record) -> Result<String, RecordError> {
     s.push('\n');
     Ok(s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Pos;
+
+    /// `benches/openings-20.txt` is `benches/openings-15.txt` with every stone two cells
+    /// right and two down, at the centre of a 20×20 board: the README's 20×20 matches use it.
+    #[test]
+    fn the_20x20_openings_are_the_15x15_ones_moved_to_the_centre() {
+        let small = include_str!("../../benches/openings-15.txt").lines();
+        let large = include_str!("../../benches/openings-20.txt").lines();
+        assert_eq!(small.clone().count(), large.clone().count());
+        for (a, b) in small.zip(large) {
+            let moved: Vec<Pos> = read(a)
+                .expect("a 15×15 opening")
+                .positions()
+                .iter()
+                .map(|p| Pos::new(p.x() + 2, p.y() + 2))
+                .collect();
+            assert_eq!(
+                read(b).expect("a 20×20 opening").positions(),
+                moved,
+                "{a} / {b}"
+            );
+        }
+    }
+}
