@@ -7,7 +7,24 @@ use wuzi::cli::{Cli, Command};
 use wuzi::protocol::{self, output::Output};
 
 fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    match run(Cli::parse()) {
+        // Whoever read the output has stopped reading (`pbrain-wuzi analyse ... | head`):
+        // there is nothing more to say and nobody to say it to, so end quietly, as other
+        // command-line tools do.
+        Err(e) if broken_pipe(&e) => Ok(()),
+        r => r,
+    }
+}
+
+/// Whether `e` comes from writing to a pipe whose reader has gone.
+fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         None => {
             if io::stdin().is_terminal() {
