@@ -264,6 +264,26 @@ mod tests {
     }
 
     #[test]
+    fn a_small_node_limit_leaves_the_main_search_its_nodes() {
+        // Black to move with many threats on both sides: the root threat check alone used
+        // to spend 20000 nodes here, so that under a limit of 1000 or 5000 the search
+        // ended past the limit without a single iteration, and played an unsearched move.
+        let moves = "6,6 8,5 7,5 7,4 4,8 8,4 8,6 6,4 9,4 5,6 6,3 8,2 9,2 7,3 5,7 3,9 9,1 \
+                     9,3 10,4 9,5 6,2 4,7 6,5 3,8 3,7 2,9 1,10";
+        for limit in [1_000, 5_000, 60_000] {
+            let mut board = crate::bench::setup(Rule::Freestyle, 15, 15, moves).unwrap();
+            let mut s = Searcher::new(1 << 20);
+            let limits = Limits {
+                max_nodes: Some(limit),
+                ..Limits::default()
+            };
+            let r = s.search(&mut board, limits, &mut Silent);
+            assert!(r.nodes <= limit + limit / 50, "limit {limit}: {r:?}");
+            assert!(r.depth >= 1, "limit {limit}: {r:?}");
+        }
+    }
+
+    #[test]
     fn a_raised_stop_flag_ends_every_thread() {
         let mut s = Searcher::new(1 << 20);
         s.set_threads(4);

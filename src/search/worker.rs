@@ -81,6 +81,9 @@ const VCT_OWN_BUDGET: u64 = 20_000;
 const VCT_REFUTE_MOVES: usize = 12;
 /// Threat-check nodes allowed per millisecond of the hard limit (about 15% of the time).
 const VCT_NODES_PER_MS: u64 = 20;
+/// Under a node limit, the threat check's share of it: a twentieth (under a clock, the
+/// check's 20 nodes a millisecond are 2% to 4% of the nodes the search visits).
+const VCT_NODE_SHARE: u64 = 20;
 /// Aspiration window half-width at the root, from depth `ASPIRATION_DEPTH`. Each failure
 /// widens the margin by half; past `ASPIRATION_FULL` (a won position's value) the window
 /// opens fully.
@@ -621,10 +624,15 @@ impl<'a> Worker<'a> {
     fn threat_check(&mut self, board: &mut Board, root: &mut MoveList) -> Option<(Pos, i32)> {
         // Under a clock the check gets a share of the time (about `VCT_NODES_PER_MS` nodes
         // per millisecond of the hard limit); without one, the full budgets.
-        let total = match self.limits.hard {
+        let mut total = match self.limits.hard {
             Some(h) => (h.as_millis() as u64 * VCT_NODES_PER_MS).min(VCT_OWN_BUDGET * 3),
             None => VCT_OWN_BUDGET * 3,
         };
+        // Under a node limit it gets a share of the nodes, as under a clock a share of the
+        // time: the limit counts its nodes, and the main search needs the rest.
+        if let Some(n) = self.limits.max_nodes {
+            total = total.min(n / VCT_NODE_SHARE);
+        }
         let own_budget = total / 3;
         let deadline = self.limits.hard.map(|h| self.start + h);
         let refute_budget = (total - own_budget) / VCT_REFUTE_MOVES as u64;
