@@ -623,7 +623,8 @@ impl<'a> Worker<'a> {
     /// that drops them all).
     fn threat_check(&mut self, board: &mut Board, root: &mut MoveList) -> Option<(Pos, i32)> {
         // Under a clock the check gets a share of the time (about `VCT_NODES_PER_MS` nodes
-        // per millisecond of the hard limit); without one, the full budgets.
+        // per millisecond of the hard limit); without one, the full budgets, cut below to
+        // a share of a node limit.
         let mut total = match self.limits.hard {
             Some(h) => (h.as_millis() as u64 * VCT_NODES_PER_MS).min(VCT_OWN_BUDGET * 3),
             None => VCT_OWN_BUDGET * 3,
