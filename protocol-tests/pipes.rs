@@ -47,6 +47,7 @@ fn analyse_review_and_bench_end_quietly_when_their_reader_goes_away() {
     ] {
         let (status, said) = run_unread(args, on_stderr);
         assert!(status.success(), "{args:?}: {status}, said {said:?}");
-        assert!(!said.contains("rror"), "{args:?} said {said:?}");
+        // Each of them is silent on its other stream, so anything there is a complaint.
+        assert!(said.is_empty(), "{args:?} said {said:?}");
     }
 }

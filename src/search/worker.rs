@@ -622,18 +622,19 @@ impl<'a> Worker<'a> {
     /// found; otherwise drop root moves after which the opponent wins by threats (unless
     /// that drops them all).
     fn threat_check(&mut self, board: &mut Board, root: &mut MoveList) -> Option<(Pos, i32)> {
-        // Under a clock the check gets a share of the time (about `VCT_NODES_PER_MS` nodes
-        // per millisecond of the hard limit); without one, the full budgets, cut below to
-        // a share of a node limit.
-        let mut total = match self.limits.hard {
-            Some(h) => (h.as_millis() as u64 * VCT_NODES_PER_MS).min(VCT_OWN_BUDGET * 3),
-            None => VCT_OWN_BUDGET * 3,
-        };
-        // Under a node limit it gets a share of the nodes, as under a clock a share of the
-        // time: the limit counts its nodes, and the main search needs the rest.
-        if let Some(n) = self.limits.max_nodes {
-            total = total.min(n / VCT_NODE_SHARE);
-        }
+        // The full budgets, cut to a share of the time under a clock (about
+        // `VCT_NODES_PER_MS` nodes per millisecond of the hard limit) and to a share of the
+        // nodes under a node limit (which counts the check's nodes too; the main search
+        // needs the rest).
+        let by_clock = self
+            .limits
+            .hard
+            .map(|h| h.as_millis() as u64 * VCT_NODES_PER_MS);
+        let by_nodes = self.limits.max_nodes.map(|n| n / VCT_NODE_SHARE);
+        let total = [by_clock, by_nodes]
+            .into_iter()
+            .flatten()
+            .fold(VCT_OWN_BUDGET * 3, u64::min);
         let own_budget = total / 3;
         let deadline = self.limits.hard.map(|h| self.start + h);
         let refute_budget = (total - own_budget) / VCT_REFUTE_MOVES as u64;
