@@ -1,4 +1,4 @@
-//! `pbrain-wuzi selfplay` and `train` run as a person runs them: self-play from the
+//! `pbrain-wuzi selfplay`, `siblings` and `train` run as a person runs them: self-play from the
 //! command line, stopped in the middle of a long run, its file read back; training on
 //! its games into a weights file the engine can compile in; and arguments neither can use.
 
@@ -208,6 +208,27 @@ fn self_play_then_training_writes_weights_that_fit_better() {
     let learned = wuzi::pattern::policy::Policy::parse(&text).unwrap();
     assert_eq!(learned.sides.len(), 1);
     assert!(!learned.sides[0].is_empty(), "{text}");
+
+    // Positions one move off the games, searched, train the per-code values on top of
+    // the compiled-in classes.
+    let siblings = temp("siblings.wsp");
+    let o = binary()
+        .args(["siblings", "--nodes", "500"])
+        .arg(&data)
+        .arg("--out")
+        .arg(&siblings)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("from 16 games"), "{stdout}");
+    let coded = temp("coded.txt");
+    let stdout = train_ok(&siblings, &coded, &["--lambda", "0", "--keep-classes"]);
+    let (before, after) = before_after(&stdout, "loss on training positions");
+    assert!(after < before, "{stdout}");
+    let w = Weights::parse(&std::fs::read_to_string(&coded).unwrap()).unwrap();
+    assert_eq!(w.sides[0].class, builtin.sides[0].class);
+    assert!(!w.sides[0].codes.is_empty());
 
     // Games of another rule are not used.
     let o = train(&data, &temp("renju.txt"), &["--rule", "renju"]);

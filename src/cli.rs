@@ -31,6 +31,9 @@ pub enum Command {
     /// Play Wuzi against itself and write the games, with every position's search, as
     /// training data.
     Selfplay(crate::selfplay::Args),
+    /// Search positions one move off the quiet positions of self-play games, and write
+    /// them, with their values, as training data for `train --lambda 0`.
+    Siblings(crate::selfplay::siblings::Args),
     /// Fit the evaluation's weights to self-play data and write a weights file.
     Train(crate::train::Args),
     /// Tune the evaluation's weights by games between nudged copies of them, and write

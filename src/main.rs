@@ -62,6 +62,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Analyse(req)) => wuzi::analyse::run(&req, &mut io::stdout()),
         Some(Command::Review(req)) => wuzi::review::run(&req, &mut io::stdout()),
         Some(Command::Selfplay(args)) => wuzi::selfplay::run(&args, &mut io::stdout()).map(drop),
+        Some(Command::Siblings(args)) => {
+            wuzi::selfplay::siblings::run(&args, &mut io::stdout()).map(drop)
+        }
         Some(Command::Train(args)) => wuzi::train::command(&args, &mut io::stdout()),
         Some(Command::Tune(args)) => wuzi::tune::run(&args, &mut io::stdout()).map(drop),
         Some(Command::Play(args)) => {

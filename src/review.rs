@@ -464,7 +464,7 @@ mod tests {
     fn a_real_c_gomoku_cli_game() {
         // Game 1 of a c-gomoku-cli match of Wuzi against itself at 50 ms a move, which
         // black won. Reviewed to depth 6: black's third move (j12) threw away most of its
-        // edge (g10 was best), and at move 41 black had a forced win and kept it with e11,
+        // edge (g8 was best), and at move 41 black had a forced win and kept it with e11,
         // so that move carries no label.
         let record = records::Format::Sgf
             .read(include_str!("records/c-gomoku-cli.sgf"))
@@ -476,7 +476,7 @@ mod tests {
         let cells = (cell(r.played), cell(r.best));
         assert_eq!(
             (r.colour, cells),
-            (Color::Black, ("j12".into(), "g10".into()))
+            (Color::Black, ("j12".into(), "g8".into()))
         );
         assert_eq!(r.label, Some(Label::Blunder), "{}", describe(r));
         let r = &reviews[40];
@@ -517,7 +517,7 @@ mod tests {
         let m = &back.moves[2];
         assert_eq!(m.mark, Some(Mark::Bad(2)));
         assert!(
-            m.comment.as_deref().unwrap().contains("best g10"),
+            m.comment.as_deref().unwrap().contains("best g8"),
             "{:?}",
             m.comment
         );

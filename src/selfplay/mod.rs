@@ -6,6 +6,7 @@
 
 pub mod data;
 pub(crate) mod openings;
+pub mod siblings;
 
 use crate::board::Board;
 use crate::search::{Limits, Searcher, Silent};
@@ -15,7 +16,7 @@ use data::{Game, Label, Outcome};
 use openings::Openings;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -117,7 +118,7 @@ pub struct Summary {
 pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
     let (rule, (width, height)) = (args.setup.rule, args.setup.size);
     let openings = Openings::new(&args.setup, args.seed)?;
-    let mut file = open(args)?;
+    let mut file = open(&args.out, args.append)?;
     let limits = args.limits();
     let next = AtomicU64::new(0);
     let started = Instant::now();
@@ -193,12 +194,11 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
     Ok(summary)
 }
 
-/// The output file, ready for the first game: new with its header, or an existing data
-/// file (checked) to append to.
-fn open(args: &Args) -> anyhow::Result<std::fs::File> {
-    let path = &args.out;
+/// The output file, ready for the first game: new with its header, or (with `append`) an
+/// existing data file (checked) to append to.
+fn open(path: &Path, append: bool) -> anyhow::Result<std::fs::File> {
     let fail = |e: std::io::Error| anyhow::anyhow!("cannot write {}: {e}", path.display());
-    if args.append && path.exists() {
+    if append && path.exists() {
         let contents = data::read(path)?;
         anyhow::ensure!(
             contents.cut_off == 0,

@@ -304,18 +304,16 @@ mod tests {
 
     #[test]
     fn each_player_evaluates_with_its_own_weights() {
-        // Against weights turned upside down (the search still sees wins and forced
+        // Against weights turned upside down (classes and codes alike; the search still sees wins and forced
         // replies), the compiled-in ones win with either colour.
         let rule = Rule::Freestyle;
         let good = Arc::new(RuleTables::with_weights(rule, &weights::builtin(rule)));
         let mut upside_down = weights::builtin(rule);
-        for v in upside_down
-            .sides
-            .iter_mut()
-            .flat_map(|s| s.class.iter_mut())
-            .flatten()
-        {
-            *v = -*v;
+        for side in upside_down.sides.iter_mut() {
+            let codes = side.codes.values_mut();
+            for v in side.class.iter_mut().chain(codes).flatten() {
+                *v = -*v;
+            }
         }
         let upside_down = Arc::new(RuleTables::with_weights(rule, &upside_down));
         let a = args("--nodes 20000 --out unused");
