@@ -324,34 +324,24 @@ mod tests {
         assert!(c.positions > 0 && c.positions < a.positions, "{c:?}");
     }
 
+    /// The error of a run from `input` to `out`.
+    fn error(input: &std::path::Path, out: &std::path::Path) -> String {
+        let line = format!("{} --out {}", input.display(), out.display());
+        run(&args(&line), &mut Vec::new()).unwrap_err().to_string()
+    }
+
     #[test]
     fn a_missing_or_broken_input_is_a_clear_error_and_an_output_is_kept() {
         let out = temp("never.wsp");
-        let missing = temp("missing.wsp");
-        let err = run(
-            &args(&format!("{} --out {}", missing.display(), out.display())),
-            &mut Vec::new(),
-        )
-        .unwrap_err()
-        .to_string();
+        let err = error(&temp("missing.wsp"), &out);
         assert!(err.contains("cannot read"), "{err}");
         let broken = temp("broken.wsp");
         std::fs::write(&broken, "h8i9\n").unwrap();
-        let err = run(
-            &args(&format!("{} --out {}", broken.display(), out.display())),
-            &mut Vec::new(),
-        )
-        .unwrap_err()
-        .to_string();
+        let err = error(&broken, &out);
         assert!(err.contains("not a Wuzi self-play file"), "{err}");
         assert!(!out.exists());
         let input = games();
-        let err = run(
-            &args(&format!("{} --out {}", input.display(), input.display())),
-            &mut Vec::new(),
-        )
-        .unwrap_err()
-        .to_string();
+        let err = error(&input, &input);
         assert!(err.contains("exists: give another --out"), "{err}");
         assert!(data::read(&input).is_ok(), "the input is untouched");
     }

@@ -304,8 +304,8 @@ mod tests {
 
     #[test]
     fn each_player_evaluates_with_its_own_weights() {
-        // Against weights turned upside down (classes and codes alike; the search still sees wins and forced
-        // replies), the compiled-in ones win with either colour.
+        // Against weights turned upside down (classes and codes alike; the search still
+        // sees wins and forced replies), the compiled-in ones win with either colour.
         let rule = Rule::Freestyle;
         let good = Arc::new(RuleTables::with_weights(rule, &weights::builtin(rule)));
         let mut upside_down = weights::builtin(rule);
