@@ -19,7 +19,6 @@ use super::data::{self, Game, Label};
 use super::openings::SplitMix;
 use crate::board::Board;
 use crate::movegen;
-use crate::pattern::Pattern4;
 use crate::rules;
 use crate::search::{Limits, Searcher, Silent};
 use crate::types::{Pos, VALUE_MATE_BOUND};
@@ -193,11 +192,8 @@ fn branch(game: &Game, g: u64, args: &Args) -> Vec<Game> {
 /// A position worth branching from: no five to make or to stop, no open four to play,
 /// no threat to answer, and a value the search did not prove.
 fn calm(board: &mut Board, label: &Label) -> bool {
-    let us = board.side_to_move();
     label.value.abs() < VALUE_MATE_BOUND
-        && board.p4_count(us, Pattern4::AFive) == 0
-        && board.p4_count(us.opp(), Pattern4::AFive) == 0
-        && board.p4_count(us, Pattern4::BFlex4) == 0
+        && crate::train::samples::quiet(board)
         && movegen::threat(board) == movegen::Threat::None
 }
 

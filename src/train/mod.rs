@@ -11,7 +11,7 @@
 
 mod fit;
 mod policy;
-mod samples;
+pub(crate) mod samples;
 
 use crate::pattern;
 use crate::pattern::policy::Policy;

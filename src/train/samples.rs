@@ -225,7 +225,7 @@ const MATE_UNITS: f64 = 6.0;
 
 /// A position the static evaluation is meant for: no five to make or to stop, and no open
 /// four for the side to move (the search settles those before it evaluates).
-fn quiet(board: &Board) -> bool {
+pub(crate) fn quiet(board: &Board) -> bool {
     let us = board.side_to_move();
     board.p4_count(us, Pattern4::AFive) == 0
         && board.p4_count(us, Pattern4::BFlex4) == 0
