@@ -413,6 +413,12 @@ impl Board {
     pub fn tempo(&self) -> i32 {
         self.tables.tempo()
     }
+    /// The evaluation's threat term for the side to move with threat mask `mask` (see
+    /// `eval::threat_mask`).
+    #[inline]
+    pub fn threat_value(&self, mask: usize) -> i32 {
+        self.tables.threat_of(self.side_to_move(), mask)
+    }
     /// Number of empty cells where `c` has class `k`.
     #[inline]
     pub fn p4_count(&self, c: Color, k: Pattern4) -> u32 {

@@ -2,16 +2,33 @@
 //! move scores used by move ordering.
 
 use crate::board::Board;
-use crate::pattern::weights::{OWN, THEIR};
-use crate::types::{Pos, Value};
+use crate::pattern::weights::{OWN, THEIR, THREAT_BITS, THREAT_GROUPS};
+use crate::types::{Color, Pos, Value};
 
 /// Evaluation of the position for the side to move (positive = good for it): every empty
 /// cell's value by its pattern codes, the side to move's own values less the other side's
-/// their values, plus the tempo bonus. The weights are the rule's file in
-/// `src/pattern/weights/`, and the board keeps the sums up to date move by move.
+/// their values, plus the tempo bonus and the threat term of the position's threat mask.
+/// The weights are the rule's file in `src/pattern/weights/`, and the board keeps the
+/// sums up to date move by move.
 pub fn evaluate(board: &Board) -> Value {
     let us = board.side_to_move();
-    board.value_sum(us, OWN) - board.value_sum(us.opp(), THEIR) + board.tempo()
+    board.value_sum(us, OWN) - board.value_sum(us.opp(), THEIR)
+        + board.tempo()
+        + board.threat_value(threat_mask(board))
+}
+
+/// Which kinds of threat point (`weights::THREAT_GROUPS`) each side has: the side to
+/// move's bits, then the other side's `THREAT_BITS` higher.
+pub fn threat_mask(board: &Board) -> usize {
+    let bits = |c: Color| {
+        THREAT_GROUPS
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, classes))| classes.iter().any(|&k| board.p4_count(c, k) > 0))
+            .fold(0, |m, (i, _)| m | 1 << i)
+    };
+    let us = board.side_to_move();
+    bits(us) | bits(us.opp()) << THREAT_BITS
 }
 
 /// Move-ordering score of `p` for the side to move: what it makes (the side to move's own
@@ -49,6 +66,57 @@ mod tests {
         )
         .unwrap();
         assert!(evaluate(&open) < evaluate(&sleeping));
+    }
+
+    #[test]
+    fn the_threat_mask_names_each_sides_threat_points() {
+        // Black (to move) has an open three and an open two (open-three points); white has
+        // a split two (an open-three point) and nothing more.
+        let b = Board::from_diagram(
+            "..........\n..........\n...XX.....\n..........\n.XXX......\n..O.O.....\n",
+            Rule::Freestyle,
+            Color::Black,
+        )
+        .unwrap();
+        let h = |c| b.p4_count(c, crate::pattern::Pattern4::HFlex3);
+        assert!(h(Color::Black) > 0 && h(Color::White) > 0);
+        let mask = threat_mask(&b);
+        assert_ne!(mask & 0b1000, 0, "black's open three: {mask:#b}");
+        assert_ne!(
+            mask & 0b1000 << THREAT_BITS,
+            0,
+            "white's open three: {mask:#b}"
+        );
+        assert_eq!(
+            mask & 0b0011 << THREAT_BITS,
+            0,
+            "white has no four: {mask:#b}"
+        );
+    }
+
+    #[test]
+    fn the_threat_term_adds_the_value_of_the_positions_mask() {
+        use crate::pattern::weights::{self, Weights};
+        use crate::pattern::RuleTables;
+        use std::sync::Arc;
+        let rule = Rule::Freestyle;
+        let mut w = weights::builtin(rule);
+        let plain = RuleTables::with_weights(rule, &w);
+        // Both sides have an open-three point and nothing stronger.
+        w = Weights::parse(&format!("{}threat H H 77\n", w.to_text(""))).unwrap();
+        let with_term = RuleTables::with_weights(rule, &w);
+        // Black's two on the third row, white's split two on the fifth, black to move.
+        let eval_with = |tables: RuleTables| {
+            let mut b = Board::with_tables(10, 6, rule, Arc::new(tables)).unwrap();
+            for (x, y) in [(3, 2), (2, 4), (4, 2), (4, 4)] {
+                b.make_move(Pos::new(x, y));
+            }
+            (evaluate(&b), threat_mask(&b))
+        };
+        let (before, mask) = eval_with(plain);
+        assert_eq!(mask, 0b1000 | 0b1000 << THREAT_BITS);
+        let (after, _) = eval_with(with_term);
+        assert_eq!(after - before, 77);
     }
 
     #[test]

@@ -199,6 +199,8 @@ pub struct RuleTables {
     value: [Vec<[i16; 2]>; 2],
     /// The evaluation's bonus for the side to move.
     tempo: i32,
+    /// Per colour to move and threat mask: the evaluation's threat term (see `weights`).
+    threat: [[i32; weights::THREAT_MASKS]; 2],
     /// Per colour and pattern code: the move-ordering scores, own and their (see `policy`).
     order: [Vec<[i32; 2]>; 2],
 }
@@ -241,6 +243,7 @@ impl RuleTables {
             packed,
             value: [Color::Black, Color::White].map(|c| w.table(rule, c)),
             tempo: w.tempo,
+            threat: [Color::Black, Color::White].map(|c| w.threat_table(c)),
             order: [Color::Black, Color::White].map(|c| order.table(rule, c)),
         }
     }
@@ -293,6 +296,12 @@ impl RuleTables {
     /// The evaluation's bonus for the side to move.
     pub fn tempo(&self) -> i32 {
         self.tempo
+    }
+
+    /// The evaluation's threat term for `color` to move with threat mask `mask`.
+    #[inline]
+    pub fn threat_of(&self, color: Color, mask: usize) -> i32 {
+        self.threat[color.idx()][mask]
     }
 
     /// Pattern of `color` for a board key.

@@ -9,11 +9,19 @@
 //! side black                 (renju only) the lines below are black's; `side white` follows
 //! class HFlex3 40 25         every code of this threat class: own value, their value
 //! code F3 B3 F1 Dead 52 31   one pattern code (its four line patterns): own, their
+//! threat CH E -40            the threat term: which threats each side has, and its value
 //! ```
 //!
 //! "Own" is what the cell is worth to the side to move, "their" what it is worth to the
 //! side that has just moved. A code not listed takes its class's values. Lines starting
 //! with `#` are comments. Without `side` lines, both colours share the values.
+//!
+//! The threat term adds one value for the whole position, by which kinds of threat point
+//! each side has somewhere on the board (see `THREAT_GROUPS`): the side to move's letters
+//! first, then the other side's (`-` for none). Under renju a `side` section's threat
+//! lines are for that colour to move. A combination not listed adds nothing. Cell values
+//! add up cell by cell; this term is what they cannot say, that two threats together
+//! (or a threat met by a threat) are worth more or less than each alone.
 
 use super::{combine, Pattern, Pattern4, PATTERNS_OF_PCODE};
 use crate::types::{Color, Rule};
@@ -36,6 +44,59 @@ pub struct SideWeights {
     pub class: [Pair; Pattern4::COUNT],
     /// Codes whose values differ from their class's.
     pub codes: BTreeMap<u16, Pair>,
+    /// The threat term's non-zero values, by threat mask (see `THREAT_GROUPS`).
+    pub threat: BTreeMap<u8, i32>,
+}
+
+/// The threat term's kinds of threat point, with their letters in a file: a colour's
+/// threat mask has bit `i` set when it has an empty cell of a class in group `i`.
+pub const THREAT_GROUPS: [(char, &[Pattern4]); 4] = [
+    // A four with a three or more behind it.
+    ('C', &[Pattern4::CBlock4Flex3, Pattern4::DBlock4Plus]),
+    // A four alone.
+    ('E', &[Pattern4::EBlock4]),
+    // Two threes, or a three and more.
+    ('F', &[Pattern4::FFlex3x2, Pattern4::GFlex3Plus]),
+    // An open three.
+    ('H', &[Pattern4::HFlex3]),
+];
+/// Bits of one colour's part of a threat mask.
+pub const THREAT_BITS: usize = THREAT_GROUPS.len();
+/// Threat masks: the side to move's bits, then the other side's above them.
+pub const THREAT_MASKS: usize = 1 << (2 * THREAT_BITS);
+
+/// One colour's threat letters (`-` for none) as its bits of a mask.
+fn threat_bits(word: &str) -> anyhow::Result<usize> {
+    if word == "-" {
+        return Ok(0);
+    }
+    let mut bits = 0;
+    for ch in word.chars() {
+        let i = THREAT_GROUPS
+            .iter()
+            .position(|&(c, _)| c == ch)
+            .ok_or_else(|| anyhow!("unknown threat letter {ch} (C, E, F, H or -)"))?;
+        if bits & 1 << i != 0 {
+            bail!("threat letter {ch} twice");
+        }
+        bits |= 1 << i;
+    }
+    Ok(bits)
+}
+
+/// One colour's bits of a mask as letters, `-` for none.
+fn threat_letters(bits: usize) -> String {
+    let s: String = THREAT_GROUPS
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| bits & 1 << i != 0)
+        .map(|(_, &(c, _))| c)
+        .collect();
+    if s.is_empty() {
+        "-".to_string()
+    } else {
+        s
+    }
 }
 
 /// One rule's weights.
@@ -135,6 +196,7 @@ impl SideWeights {
         SideWeights {
             class,
             codes: BTreeMap::new(),
+            threat: BTreeMap::new(),
         }
     }
 
@@ -193,6 +255,20 @@ impl Weights {
                         }
                         sides.last_mut().expect("a side").codes.insert(code, values);
                     }
+                    "threat" => {
+                        let [own, their, v] = words[1..] else {
+                            bail!("expected the two sides' threat letters and a value");
+                        };
+                        let mask = threat_bits(own)? | threat_bits(their)? << THREAT_BITS;
+                        if sides.is_empty() {
+                            sides.push(empty());
+                        }
+                        let side = sides.last_mut().expect("a side");
+                        match number(v)? {
+                            0 => side.threat.remove(&(mask as u8)),
+                            v => side.threat.insert(mask as u8, v),
+                        };
+                    }
                     w => bail!("unknown entry {w}"),
                 }
                 Ok(())
@@ -229,6 +305,11 @@ impl Weights {
             for (&code, &v) in &side.codes {
                 write_code_line(&mut s, code, v);
             }
+            for (&mask, &v) in &side.threat {
+                let own = threat_letters(mask as usize & ((1 << THREAT_BITS) - 1));
+                let their = threat_letters(mask as usize >> THREAT_BITS);
+                let _ = writeln!(s, "threat {own} {their} {v}");
+            }
         }
         s
     }
@@ -236,6 +317,15 @@ impl Weights {
     /// The weights of colour `c`.
     pub fn side(&self, c: Color) -> &SideWeights {
         &self.sides[c.idx().min(self.sides.len() - 1)]
+    }
+
+    /// The threat term for colour `c` to move, by threat mask.
+    pub fn threat_table(&self, c: Color) -> [i32; THREAT_MASKS] {
+        let mut t = [0; THREAT_MASKS];
+        for (&mask, &v) in &self.side(c).threat {
+            t[mask as usize] = v;
+        }
+        t
     }
 
     /// Per pattern code, colour `c`'s values under `rule`, saturated to 16 bits.
@@ -284,6 +374,20 @@ mod tests {
     }
 
     #[test]
+    fn threat_lines_set_their_masks_and_write_back() {
+        let w = Weights::parse("tempo 0\nthreat CH E -40\nthreat - FH 25\nthreat E - 0\n").unwrap();
+        let t = w.threat_table(Color::Black);
+        // C is bit 0, E bit 1, F bit 2, H bit 3; the other side's bits are 4 higher.
+        assert_eq!(t[0b1001 | 0b0010 << 4], -40);
+        assert_eq!(t[0b1100 << 4], 25);
+        assert_eq!(t.iter().filter(|&&v| v != 0).count(), 2);
+        let text = w.to_text("");
+        assert!(text.contains("threat CH E -40\n"), "{text}");
+        assert!(text.contains("threat - FH 25\n"), "{text}");
+        assert_eq!(Weights::parse(&text).unwrap(), w);
+    }
+
+    #[test]
     fn broken_files_say_which_line() {
         for (text, want) in [
             ("class HFlex3 40 25\n", "no tempo"),
@@ -295,6 +399,10 @@ mod tests {
             ("tempo 1\nside white\n", "side black"),
             ("tempo 1\nside black\nclass HFlex3 1 2\n", "both colours"),
             ("tempo 1\nbanana\n", "unknown entry"),
+            ("tempo 1\nthreat C 5\n", "threat letters and a value"),
+            ("tempo 1\nthreat CX - 5\n", "unknown threat letter X"),
+            ("tempo 1\nthreat CC - 5\n", "letter C twice"),
+            ("tempo 1\nthreat C - five\n", "not a number"),
         ] {
             let e = format!("{:#}", Weights::parse(text).unwrap_err());
             assert!(e.contains(want), "{text:?}: {e}");

@@ -4,10 +4,11 @@
 //!
 //! Every code's value is its threat class's value plus a residual of its own. Classes
 //! learn from all their codes; a residual learns only for codes seen often enough, and is
-//! held near zero by an L2 penalty, so rare codes keep their class's value.
+//! held near zero by an L2 penalty, so rare codes keep their class's value. The threat
+//! term's values (one per threat mask) learn the same way as residuals, from zero.
 
-use super::samples::{param, win_probability, Samples};
-use crate::pattern::weights::{SideWeights, Weights};
+use super::samples::{param, threat_param, win_probability, Samples, THREAT_PARAM0};
+use crate::pattern::weights::{SideWeights, Weights, THREAT_MASKS};
 use crate::pattern::{combine, Pattern, Pattern4, NUM_PCODES, PATTERNS_OF_PCODE};
 use crate::types::Rule;
 use std::collections::BTreeMap;
@@ -22,6 +23,8 @@ pub struct Model {
     base: Vec<f64>,
     pub class: Vec<f64>,
     pub residual: Vec<f64>,
+    /// The threat term, per side (as `param`'s) and threat mask.
+    pub threat: Vec<f64>,
     pub tempo: f64,
 }
 
@@ -71,9 +74,13 @@ impl Model {
             base: vec![0.0; n],
             class: vec![0.0; sides * Pattern4::COUNT * 2],
             residual: vec![0.0; n],
+            threat: vec![0.0; 2 * THREAT_MASKS],
             tempo: w.tempo as f64,
         };
         for (s, side) in w.sides.iter().enumerate() {
+            for (&mask, &v) in &side.threat {
+                m.threat[threat_param(s, mask as usize) - THREAT_PARAM0] = v as f64;
+            }
             let renju_black = rule == Rule::Renju && s == 0;
             for (k, v) in side.class.iter().enumerate() {
                 for (role, &x) in v.iter().enumerate() {
@@ -97,14 +104,18 @@ impl Model {
         m
     }
 
-    /// Every parameter's value.
+    /// Every parameter's value, the threat term's from `THREAT_PARAM0` on (codes of a
+    /// colour the rule does not have between them are 0).
     pub fn values(&self) -> Vec<f64> {
-        (0..self.base.len())
+        let mut v: Vec<f64> = (0..self.base.len())
             .map(|p| match self.class_of[p] {
                 Some(c) => self.class[c] + self.residual[p],
                 None => self.base[p],
             })
-            .collect()
+            .collect();
+        v.resize(THREAT_PARAM0, 0.0);
+        v.extend(&self.threat);
+        v
     }
 
     /// The weights, rounded to whole units.
@@ -130,7 +141,15 @@ impl Model {
                         codes.insert(code, v);
                     }
                 }
-                SideWeights { class, codes }
+                let threat = (0..THREAT_MASKS)
+                    .map(|mask| (mask as u8, values[threat_param(s, mask)].round() as i32))
+                    .filter(|&(_, v)| v != 0)
+                    .collect();
+                SideWeights {
+                    class,
+                    codes,
+                    threat,
+                }
             })
             .collect();
         Weights {
@@ -158,7 +177,7 @@ impl Model {
     /// Fit to the training samples; `progress` hears the training loss now and then.
     pub fn fit(&mut self, samples: &Samples, s: &Settings, progress: &mut dyn FnMut(usize, f64)) {
         // Codes seen too rarely keep their residual.
-        let mut seen = vec![0usize; self.base.len()];
+        let mut seen = vec![0usize; THREAT_PARAM0 + self.threat.len()];
         let train: Vec<usize> = samples.spans.of(false).collect();
         for &i in &train {
             for (p, _) in samples.features(i) {
@@ -168,6 +187,7 @@ impl Model {
         let learns: Vec<bool> = seen.iter().map(|&n| n >= s.min_count).collect();
         let mut adam_class = Adam::new(self.class.len());
         let mut adam_residual = Adam::new(self.residual.len());
+        let mut adam_threat = Adam::new(self.threat.len());
         let mut adam_tempo = Adam::new(1);
         let n = train.len().max(1) as f64;
         for it in 0..s.iterations {
@@ -189,7 +209,7 @@ impl Model {
             }
             let mut grad_class = vec![0.0; self.class.len()];
             let mut grad_residual = vec![0.0; self.residual.len()];
-            for (k, &g) in grad.iter().enumerate() {
+            for (k, &g) in grad[..self.base.len()].iter().enumerate() {
                 if let Some(c) = self.class_of[k] {
                     grad_class[c] += g;
                     if learns[k] {
@@ -197,8 +217,15 @@ impl Model {
                     }
                 }
             }
+            let mut grad_threat = vec![0.0; self.threat.len()];
+            for (j, gt) in grad_threat.iter_mut().enumerate() {
+                if learns[THREAT_PARAM0 + j] {
+                    *gt = grad[THREAT_PARAM0 + j] + s.l2 * self.threat[j];
+                }
+            }
             let rate = s.rate * (1.0 - 0.9 * it as f64 / s.iterations as f64);
             adam_residual.step(&mut self.residual, &grad_residual, rate);
+            adam_threat.step(&mut self.threat, &grad_threat, rate);
             if !s.keep_classes {
                 adam_class.step(&mut self.class, &grad_class, rate);
                 let mut tempo = [self.tempo];
@@ -341,6 +368,47 @@ mod tests {
             "{:?}",
             w.side(Color::Black).codes
         );
+    }
+
+    #[test]
+    fn the_threat_term_learns_what_the_cells_cannot_say() {
+        // Positions with none to two open-three cells and one of three threat masks; the
+        // teacher's values depend on the mask, which no cell value can follow.
+        let open3 = pcode([Pattern::F3, Pattern::Dead, Pattern::Dead, Pattern::Dead]);
+        let masks = [0usize, 0b1000, 0b1000 << 4];
+        let taught = [0.0, 120.0, -90.0];
+        let mut samples = Samples::default();
+        let mut rng = 99u64;
+        for i in 0..3000 {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let j = (rng >> 33) as usize % 3;
+            let n = (rng >> 40) as i16 % 3;
+            let e = 40.0 * n as f64 + taught[j];
+            let feats = vec![
+                (param(0, open3, 0) as u32, n),
+                (threat_param(0, masks[j]) as u32, 1),
+            ];
+            samples.push_features(feats, win_probability(e, 200.0), i % 10 == 0);
+        }
+        let w = Weights::parse("tempo 0\nclass HFlex3 40 25\n").unwrap();
+        let mut student = Model::new(&w, Rule::Freestyle);
+        let before = student.loss(&samples, true, 200.0);
+        student.fit(&samples, &settings(600, 1e-9, 10, true), &mut |_, _| {});
+        assert!(student.loss(&samples, true, 200.0) < before);
+        let learned = student.weights();
+        let t = learned.threat_table(Color::Black);
+        for (&mask, &want) in masks.iter().zip(&taught) {
+            assert!(
+                (t[mask] as f64 - want).abs() <= 8.0,
+                "mask {mask:#b}: learned {}, taught {want}",
+                t[mask]
+            );
+        }
+        // The classes were kept, and the file says what was learned.
+        assert_eq!(learned.sides[0].class, w.sides[0].class);
+        assert_eq!(Weights::parse(&learned.to_text("")).unwrap(), learned);
     }
 
     #[test]

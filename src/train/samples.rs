@@ -1,8 +1,9 @@
 //! Training positions from self-play games: each quiet searched position as the counts of
-//! its pattern codes, with the value it should evaluate to.
+//! its pattern codes and its threat mask, with the value it should evaluate to.
 
 use crate::board::Board;
-use crate::pattern::weights::{sides, OWN, THEIR};
+use crate::eval::threat_mask;
+use crate::pattern::weights::{sides, OWN, THEIR, THREAT_MASKS};
 use crate::pattern::{Pattern4, NUM_PCODES};
 use crate::selfplay::data::{Game, Label, Outcome};
 use crate::types::{Color, Rule};
@@ -11,6 +12,15 @@ use crate::types::{Color, Rule};
 /// colour's weights (`side` 0, or renju's 0 black and 1 white).
 pub fn param(side: usize, code: u16, role: usize) -> usize {
     (side * NUM_PCODES + code as usize) * 2 + role
+}
+
+/// The first threat-term parameter, past both colours' code parameters.
+pub const THREAT_PARAM0: usize = 2 * NUM_PCODES * 2;
+
+/// The parameter of the threat term's value for threat mask `mask` with `side`'s colour
+/// to move (see `param`).
+pub fn threat_param(side: usize, mask: usize) -> usize {
+    THREAT_PARAM0 + side * THREAT_MASKS + mask
 }
 
 /// Where each position's entries sit in a fit's flat per-entry arrays (position `i` has
@@ -138,6 +148,7 @@ impl Samples {
                 features.push((param(sides[role], board.pcode(p, c), role) as u32, sign));
             }
         }
+        features.push((threat_param(sides[OWN], threat_mask(board)) as u32, 1));
         self.push_features(features, target, held);
     }
 

@@ -304,7 +304,7 @@ mod tests {
 
     #[test]
     fn each_player_evaluates_with_its_own_weights() {
-        // Against weights turned upside down (classes and codes alike; the search still
+        // Against weights turned upside down (classes, codes and threat term alike; the search still
         // sees wins and forced replies), the compiled-in ones win with either colour.
         let rule = Rule::Freestyle;
         let good = Arc::new(RuleTables::with_weights(rule, &weights::builtin(rule)));
@@ -312,6 +312,9 @@ mod tests {
         for side in upside_down.sides.iter_mut() {
             let codes = side.codes.values_mut();
             for v in side.class.iter_mut().chain(codes).flatten() {
+                *v = -*v;
+            }
+            for v in side.threat.values_mut() {
                 *v = -*v;
             }
         }
