@@ -70,28 +70,20 @@ mod tests {
 
     #[test]
     fn the_threat_mask_names_each_sides_threat_points() {
-        // Black (to move) has an open three and an open two (open-three points); white has
-        // a split two (an open-three point) and nothing more.
+        // Black (to move) has an open two: open-three points. White has a sleeping three
+        // against the edge: four points.
         let b = Board::from_diagram(
-            "..........\n..........\n...XX.....\n..........\n.XXX......\n..O.O.....\n",
+            "..........\n..........\n...XX.....\n..........\nOOO.......\n..........\n",
             Rule::Freestyle,
             Color::Black,
         )
         .unwrap();
-        let h = |c| b.p4_count(c, crate::pattern::Pattern4::HFlex3);
-        assert!(h(Color::Black) > 0 && h(Color::White) > 0);
-        let mask = threat_mask(&b);
-        assert_ne!(mask & 0b1000, 0, "black's open three: {mask:#b}");
-        assert_ne!(
-            mask & 0b1000 << THREAT_BITS,
-            0,
-            "white's open three: {mask:#b}"
-        );
-        assert_eq!(
-            mask & 0b0011 << THREAT_BITS,
-            0,
-            "white has no four: {mask:#b}"
-        );
+        // B is bit 0, C bit 1, E bit 2, F bit 3, H bit 4; white's are THREAT_BITS higher.
+        assert_eq!(threat_mask(&b), 0b10000 | 0b00100 << THREAT_BITS);
+        let mut w = b.clone();
+        w.make_move(crate::types::Pos::new(9, 0));
+        // White to move: its bits come first.
+        assert_eq!(threat_mask(&w), 0b00100 | 0b10000 << THREAT_BITS);
     }
 
     #[test]
@@ -114,7 +106,7 @@ mod tests {
             (evaluate(&b), threat_mask(&b))
         };
         let (before, mask) = eval_with(plain);
-        assert_eq!(mask, 0b1000 | 0b1000 << THREAT_BITS);
+        assert_eq!(mask, 0b10000 | 0b10000 << THREAT_BITS);
         let (after, _) = eval_with(with_term);
         assert_eq!(after - before, 77);
     }

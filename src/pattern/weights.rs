@@ -45,12 +45,14 @@ pub struct SideWeights {
     /// Codes whose values differ from their class's.
     pub codes: BTreeMap<u16, Pair>,
     /// The threat term's non-zero values, by threat mask (see `THREAT_GROUPS`).
-    pub threat: BTreeMap<u8, i32>,
+    pub threat: BTreeMap<u16, i32>,
 }
 
 /// The threat term's kinds of threat point, with their letters in a file: a colour's
 /// threat mask has bit `i` set when it has an empty cell of a class in group `i`.
-pub const THREAT_GROUPS: [(char, &[Pattern4]); 4] = [
+pub const THREAT_GROUPS: [(char, &[Pattern4]); 5] = [
+    // An open four: the other side has an open three to answer.
+    ('B', &[Pattern4::BFlex4]),
     // A four with a three or more behind it.
     ('C', &[Pattern4::CBlock4Flex3, Pattern4::DBlock4Plus]),
     // A four alone.
@@ -64,6 +66,8 @@ pub const THREAT_GROUPS: [(char, &[Pattern4]); 4] = [
 pub const THREAT_BITS: usize = THREAT_GROUPS.len();
 /// Threat masks: the side to move's bits, then the other side's above them.
 pub const THREAT_MASKS: usize = 1 << (2 * THREAT_BITS);
+// A file's masks are kept as `u16`.
+const _: () = assert!(THREAT_MASKS <= 1 << 16);
 
 /// One colour's threat letters (`-` for none) as its bits of a mask.
 fn threat_bits(word: &str) -> anyhow::Result<usize> {
@@ -75,7 +79,7 @@ fn threat_bits(word: &str) -> anyhow::Result<usize> {
         let i = THREAT_GROUPS
             .iter()
             .position(|&(c, _)| c == ch)
-            .ok_or_else(|| anyhow!("unknown threat letter {ch} (C, E, F, H or -)"))?;
+            .ok_or_else(|| anyhow!("unknown threat letter {ch} (B, C, E, F, H or -)"))?;
         if bits & 1 << i != 0 {
             bail!("threat letter {ch} twice");
         }
@@ -265,8 +269,8 @@ impl Weights {
                         }
                         let side = sides.last_mut().expect("a side");
                         match number(v)? {
-                            0 => side.threat.remove(&(mask as u8)),
-                            v => side.threat.insert(mask as u8, v),
+                            0 => side.threat.remove(&(mask as u16)),
+                            v => side.threat.insert(mask as u16, v),
                         };
                     }
                     w => bail!("unknown entry {w}"),
@@ -377,9 +381,9 @@ mod tests {
     fn threat_lines_set_their_masks_and_write_back() {
         let w = Weights::parse("tempo 0\nthreat CH E -40\nthreat - FH 25\nthreat E - 0\n").unwrap();
         let t = w.threat_table(Color::Black);
-        // C is bit 0, E bit 1, F bit 2, H bit 3; the other side's bits are 4 higher.
-        assert_eq!(t[0b1001 | 0b0010 << 4], -40);
-        assert_eq!(t[0b1100 << 4], 25);
+        // B is bit 0, C bit 1, E bit 2, F bit 3, H bit 4; the other side's are 5 higher.
+        assert_eq!(t[0b10010 | 0b00100 << 5], -40);
+        assert_eq!(t[0b11000 << 5], 25);
         assert_eq!(t.iter().filter(|&&v| v != 0).count(), 2);
         let text = w.to_text("");
         assert!(text.contains("threat CH E -40\n"), "{text}");

@@ -142,7 +142,7 @@ impl Model {
                     }
                 }
                 let threat = (0..THREAT_MASKS)
-                    .map(|mask| (mask as u8, values[threat_param(s, mask)].round() as i32))
+                    .map(|mask| (mask as u16, values[threat_param(s, mask)].round() as i32))
                     .filter(|&(_, v)| v != 0)
                     .collect();
                 SideWeights {
@@ -375,7 +375,7 @@ mod tests {
         // Positions with none to two open-three cells and one of three threat masks; the
         // teacher's values depend on the mask, which no cell value can follow.
         let open3 = pcode([Pattern::F3, Pattern::Dead, Pattern::Dead, Pattern::Dead]);
-        let masks = [0usize, 0b1000, 0b1000 << 4];
+        let masks = [0usize, 0b10000, 0b10000 << 5];
         let taught = [0.0, 120.0, -90.0];
         let mut samples = Samples::default();
         let mut rng = 99u64;
