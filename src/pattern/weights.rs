@@ -141,6 +141,22 @@ pub fn file_name(rule: Rule) -> &'static str {
     }
 }
 
+/// A weights file for `rule`, checked: it parses and holds the rule's number of sides.
+pub fn read(path: &std::path::Path, rule: Rule) -> anyhow::Result<Weights> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
+    let w = Weights::parse(&text).map_err(|e| anyhow!("{}: {e:#}", path.display()))?;
+    anyhow::ensure!(
+        w.sides.len() == sides(rule),
+        "{}: the values of {} colour(s), where {} takes {}",
+        path.display(),
+        w.sides.len(),
+        rule.name(),
+        sides(rule)
+    );
+    Ok(w)
+}
+
 /// The compiled-in weights of `rule`.
 pub fn builtin(rule: Rule) -> Weights {
     // The files are part of the source and every one is parsed by the tests.

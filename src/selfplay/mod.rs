@@ -9,6 +9,7 @@ pub(crate) mod openings;
 pub mod siblings;
 
 use crate::board::Board;
+use crate::pattern::{weights, RuleTables};
 use crate::search::{Limits, Searcher, Silent};
 use crate::types::{Color, Depth, Pos, Rule};
 use crate::{movegen, rules};
@@ -18,7 +19,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 /// Nodes per move when no limit is given.
@@ -64,6 +65,10 @@ pub struct Args {
     /// best line, like those a search meets. The labels stay the search's.
     #[arg(long, default_value_t = 0.0, value_parser = crate::cli::probability)]
     pub explore: f64,
+    /// Evaluate with this weights file (as `train` writes) instead of the compiled-in
+    /// one. Random openings are still chosen with the compiled-in weights.
+    #[arg(long, value_name = "FILE")]
+    pub weights: Option<PathBuf>,
 }
 
 /// Where the games of a run start, under which rule and on which board (`selfplay` and
@@ -118,6 +123,7 @@ pub struct Summary {
 pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
     let (rule, (width, height)) = (args.setup.rule, args.setup.size);
     let openings = Openings::new(&args.setup, args.seed)?;
+    let tables = evaluation(args.weights.as_deref(), rule)?;
     let mut file = open(&args.out, args.append)?;
     let limits = args.limits();
     let next = AtomicU64::new(0);
@@ -127,7 +133,7 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
     std::thread::scope(|scope| -> anyhow::Result<()> {
         for j in 0..args.jobs.min(args.games as usize) {
             let tx = tx.clone();
-            let (next, limits, openings) = (&next, &limits, &openings);
+            let (next, limits, openings, tables) = (&next, &limits, &openings, &tables);
             std::thread::Builder::new()
                 .name(format!("selfplay {j}"))
                 .stack_size(crate::search::STACK_BYTES)
@@ -138,7 +144,10 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
                     }
                     let opening = openings.get(g);
                     let explore = Explore::new(args.explore, args.seed, g);
-                    let game = play(rule, width, height, &opening, limits, args.threads, explore);
+                    let board = Board::with_tables(width, height, rule, tables.clone());
+                    let game = board
+                        .map_err(anyhow::Error::from)
+                        .and_then(|b| play(b, &opening, limits, args.threads, explore));
                     if tx.send((g, game)).is_err() {
                         break;
                     }
@@ -279,18 +288,26 @@ pub(crate) fn play_move(board: &mut Board, p: Pos) -> Option<Outcome> {
     })
 }
 
-/// One game from `opening` to its end, every move searched under `limits` by one
-/// searcher on `threads` threads (on one, a node or depth limit makes it repeatable).
+/// The evaluation tables of `rule`: from the weights file `path` (`--weights`), or the
+/// compiled-in ones.
+pub(crate) fn evaluation(path: Option<&Path>, rule: Rule) -> anyhow::Result<Arc<RuleTables>> {
+    Ok(match path {
+        Some(path) => Arc::new(RuleTables::with_weights(rule, &weights::read(path, rule)?)),
+        None => crate::pattern::tables(rule).clone(),
+    })
+}
+
+/// One game on `board` (empty) from `opening` to its end, every move searched under
+/// `limits` by one searcher on `threads` threads (on one, a node or depth limit makes it
+/// repeatable).
 fn play(
-    rule: Rule,
-    width: usize,
-    height: usize,
+    mut board: Board,
     opening: &[Pos],
     limits: &Limits,
     threads: usize,
     mut explore: Explore,
 ) -> anyhow::Result<Game> {
-    let mut board = Board::new(width, height, rule)?;
+    let (rule, width, height) = (board.rule(), board.width(), board.height());
     for &p in opening {
         board.make_move(p);
     }
@@ -446,6 +463,46 @@ mod tests {
         )
         .unwrap();
         assert_ne!(std::fs::read(&plain).unwrap(), bytes);
+    }
+
+    #[test]
+    fn games_play_with_the_weights_file_given() {
+        let (builtin, same, other) = (temp("builtin.wsp"), temp("same.wsp"), temp("other.wsp"));
+        let rule = Rule::Freestyle;
+        // The compiled-in weights written to a file, and the same turned upside down.
+        let w = weights::builtin(rule);
+        let same_file = temp("same.txt");
+        std::fs::write(&same_file, w.to_text("")).unwrap();
+        let mut upside_down = w.clone();
+        for side in upside_down.sides.iter_mut() {
+            for v in side
+                .class
+                .iter_mut()
+                .chain(side.codes.values_mut())
+                .flatten()
+            {
+                *v = -*v;
+            }
+        }
+        let other_file = temp("upside-down.txt");
+        std::fs::write(&other_file, upside_down.to_text("")).unwrap();
+        let line = "--games 2 --nodes 1500 --seed 3";
+        run(&args(line, &builtin), &mut Vec::new()).unwrap();
+        let with = |file: &PathBuf| format!("{line} --weights {}", file.display());
+        run(&args(&with(&same_file), &same), &mut Vec::new()).unwrap();
+        run(&args(&with(&other_file), &other), &mut Vec::new()).unwrap();
+        let bytes = |f: &PathBuf| std::fs::read(f).unwrap();
+        assert_eq!(bytes(&builtin), bytes(&same));
+        assert_ne!(bytes(&builtin), bytes(&other));
+        data::read(&other).unwrap().games.iter().for_each(check);
+        // A missing file, or one that does not fit the rule, is a clear error.
+        let missing = temp("missing.txt");
+        let err = run(&args(&with(&missing), &temp("x.wsp")), &mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("cannot read"), "{err}");
+        let renju = format!("{} --rule renju", with(&same_file));
+        let err = run(&args(&renju, &temp("y.wsp")), &mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("renju takes 2"), "{err}");
+        assert!(!temp("x.wsp").exists() && !temp("y.wsp").exists());
     }
 
     #[test]

@@ -19,14 +19,15 @@ use super::data::{self, Game, Label};
 use super::openings::SplitMix;
 use crate::board::Board;
 use crate::movegen;
+use crate::pattern::RuleTables;
 use crate::rules;
 use crate::search::{Limits, Searcher, Silent};
-use crate::types::{Pos, VALUE_MATE_BOUND};
+use crate::types::{Pos, Rule, VALUE_MATE_BOUND};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
 /// The `siblings` command line.
@@ -57,6 +58,10 @@ pub struct Args {
     /// Seed of the moves drawn.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Evaluate with this weights file (as `train` writes) instead of the compiled-in
+    /// one; every game in DATA must then be of a rule it fits.
+    #[arg(long, value_name = "FILE")]
+    pub weights: Option<PathBuf>,
 }
 
 /// How many of the best-ordered moves the other moves are drawn from.
@@ -85,6 +90,13 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
         )?;
     }
     let games = contents.games;
+    // The evaluation of each rule the games are played under.
+    let mut tables: Vec<(Rule, Arc<RuleTables>)> = Vec::new();
+    for g in &games {
+        if tables.iter().all(|&(r, _)| r != g.rule) {
+            tables.push((g.rule, super::evaluation(args.weights.as_deref(), g.rule)?));
+        }
+    }
     let mut file = super::open(&args.out, args.append)?;
     let started = Instant::now();
     let next = AtomicUsize::new(0);
@@ -93,7 +105,7 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
     std::thread::scope(|scope| -> anyhow::Result<()> {
         for j in 0..args.jobs.min(games.len()) {
             let tx = tx.clone();
-            let (next, games) = (&next, &games);
+            let (next, games, tables) = (&next, &games, &tables);
             std::thread::Builder::new()
                 .name(format!("siblings {j}"))
                 .stack_size(crate::search::STACK_BYTES)
@@ -102,7 +114,10 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
                     if g >= games.len() {
                         break;
                     }
-                    if tx.send((g, branch(&games[g], g as u64, args))).is_err() {
+                    let game = &games[g];
+                    let rules = tables.iter().find(|&&(r, _)| r == game.rule);
+                    let tables = rules.map(|(_, t)| t.clone()).expect("every rule's tables");
+                    if tx.send((g, branch(game, g as u64, tables, args))).is_err() {
                         break;
                     }
                 })?;
@@ -142,11 +157,12 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
     Ok(summary)
 }
 
-/// The searched positions one move off game number `g`'s quiet positions.
-fn branch(game: &Game, g: u64, args: &Args) -> Vec<Game> {
+/// The searched positions one move off game number `g`'s quiet positions, evaluated with
+/// `tables`.
+fn branch(game: &Game, g: u64, tables: Arc<RuleTables>, args: &Args) -> Vec<Game> {
     let mut out = Vec::new();
     // A game that cannot be replayed (not possible in a file `selfplay` wrote) gives none.
-    let Ok(mut board) = Board::new(game.width, game.height, game.rule) else {
+    let Ok(mut board) = Board::with_tables(game.width, game.height, game.rule, tables) else {
         return out;
     };
     let mut rng = SplitMix(args.seed ^ g.wrapping_mul(0xA24B_AED4_963E_E407));
@@ -226,9 +242,10 @@ mod tests {
         crate::scratch_files::fresh("siblings", name)
     }
 
-    /// Two short self-play games to branch from.
-    fn games() -> PathBuf {
-        let path = temp("games.wsp");
+    /// Two short self-play games to branch from, in a file named `name` (one per test:
+    /// the tests run at once).
+    fn games(name: &str) -> PathBuf {
+        let path = temp(name);
         let line = format!(
             "selfplay --games 2 --nodes 600 --seed 4 --out {}",
             path.display()
@@ -242,7 +259,7 @@ mod tests {
 
     #[test]
     fn each_record_is_one_searched_move_off_a_calm_position_of_its_game() {
-        let input = games();
+        let input = games("games.wsp");
         let source = data::read(&input).unwrap().games;
         let (one, two) = (temp("one.wsp"), temp("two.wsp"));
         let line = |out: &PathBuf, jobs: u32| {
@@ -336,9 +353,44 @@ mod tests {
         let err = error(&broken, &out);
         assert!(err.contains("not a Wuzi self-play file"), "{err}");
         assert!(!out.exists());
-        let input = games();
+        let input = games("kept.wsp");
         let err = error(&input, &input);
         assert!(err.contains("exists: give another --out"), "{err}");
         assert!(data::read(&input).is_ok(), "the input is untouched");
+    }
+
+    #[test]
+    fn the_searches_evaluate_with_the_weights_file_given() {
+        let input = games("w-games.wsp");
+        let rule = crate::types::Rule::Freestyle;
+        let w = crate::pattern::weights::builtin(rule);
+        let mut flat = w.clone();
+        for side in flat.sides.iter_mut() {
+            side.codes.clear();
+        }
+        let (same_file, flat_file) = (temp("w-same.txt"), temp("w-flat.txt"));
+        std::fs::write(&same_file, w.to_text("")).unwrap();
+        std::fs::write(&flat_file, flat.to_text("")).unwrap();
+        let written = |name: &str, weights: Option<&PathBuf>| {
+            let out = temp(name);
+            let mut line = format!("{} --out {} --nodes 500", input.display(), out.display());
+            if let Some(f) = weights {
+                line += &format!(" --weights {}", f.display());
+            }
+            run(&args(&line), &mut Vec::new()).unwrap();
+            std::fs::read(&out).unwrap()
+        };
+        let builtin = written("w-builtin.wsp", None);
+        assert_eq!(builtin, written("w-same.wsp", Some(&same_file)));
+        assert_ne!(builtin, written("w-flat.wsp", Some(&flat_file)));
+        let line = format!(
+            "{} --out {} --weights {}",
+            input.display(),
+            temp("w-never.wsp").display(),
+            temp("w-missing.txt").display()
+        );
+        let err = run(&args(&line), &mut Vec::new()).unwrap_err().to_string();
+        assert!(err.contains("cannot read"), "{err}");
+        assert!(!temp("w-never.wsp").exists());
     }
 }

@@ -13,7 +13,7 @@ use crate::search::{Limits, Searcher, Silent};
 use crate::selfplay::data::Outcome;
 use crate::selfplay::openings::{Openings, SplitMix};
 use crate::selfplay::{play_move, Setup};
-use crate::types::{Color, Pos, Rule};
+use crate::types::{Color, Pos};
 use spsa::Params;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -84,7 +84,7 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Weights> {
     );
     Board::new(width, height, rule)?;
     let start = match &args.from {
-        Some(path) => read_weights(path, rule)?,
+        Some(path) => weights::read(path, rule)?,
         None => weights::builtin(rule),
     };
     let openings = Openings::new(&args.setup, args.seed)?;
@@ -235,22 +235,6 @@ fn game(
     }
 }
 
-/// A weights file for `rule`, checked.
-fn read_weights(path: &Path, rule: Rule) -> anyhow::Result<Weights> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-    let w = Weights::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e:#}", path.display()))?;
-    anyhow::ensure!(
-        w.sides.len() == weights::sides(rule),
-        "{}: the values of {} colour(s), where {} takes {}",
-        path.display(),
-        w.sides.len(),
-        rule.name(),
-        weights::sides(rule)
-    );
-    Ok(w)
-}
-
 /// Write `text` to `path` whole: to a file beside it first, then renamed over it, so a
 /// run stopped while writing leaves the previous iteration's file.
 fn write_weights(path: &Path, text: &str) -> anyhow::Result<()> {
@@ -265,6 +249,7 @@ fn write_weights(path: &Path, text: &str) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::Rule;
 
     fn args(line: &str) -> Args {
         match crate::cli::parse(&format!("tune {line}")).unwrap() {
