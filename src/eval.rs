@@ -93,6 +93,9 @@ mod tests {
         use std::sync::Arc;
         let rule = Rule::Freestyle;
         let mut w = weights::builtin(rule);
+        for side in w.sides.iter_mut() {
+            side.threat.clear();
+        }
         let plain = RuleTables::with_weights(rule, &w);
         // Both sides have an open-three point and nothing stronger.
         w = Weights::parse(&format!("{}threat H H 77\n", w.to_text(""))).unwrap();

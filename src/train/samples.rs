@@ -309,6 +309,8 @@ mod tests {
                 *want.entry(param(0, board.pcode(p, c), role)).or_insert(0.0) += sign as f64;
             }
         }
+        // And the threat term's entry for its threat mask, with white to move.
+        want.insert(threat_param(0, threat_mask(&board)), 1.0);
         let got: std::collections::BTreeMap<usize, f64> = s.features(3).collect();
         assert_eq!(got, want);
         assert!(got.values().any(|&n| n < 0.0) && got.values().any(|&n| n > 0.0));
