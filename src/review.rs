@@ -463,13 +463,13 @@ mod tests {
     #[test]
     fn a_real_c_gomoku_cli_game() {
         // Game 1 of a c-gomoku-cli match of Wuzi against itself at 50 ms a move, which
-        // black won. Reviewed to depth 6: black's third move (j12) threw away most of its
+        // black won. Reviewed to depth 7: black's third move (j12) threw away most of its
         // edge (g8 was best), and at move 41 black had a forced win and kept it with e11,
         // so that move carries no label.
         let record = records::Format::Sgf
             .read(include_str!("records/c-gomoku-cli.sgf"))
             .unwrap();
-        let limits = request("g --depth 6").unwrap().limits();
+        let limits = request("g --depth 7").unwrap().limits();
         let reviews = review(&record, Rule::Freestyle, &limits, 1).unwrap();
         assert_eq!(reviews.len(), record.moves.len());
         let r = &reviews[2];
@@ -496,9 +496,9 @@ mod tests {
         let game = dir.join("game.sgf");
         std::fs::write(&game, include_str!("records/c-gomoku-cli.sgf")).unwrap();
         let out_sgf = dir.join("reviewed.sgf");
-        // One thread: on more, a helper's deeper iterations change what depth 6 finds.
+        // One thread: on more, a helper's deeper iterations change what depth 7 finds.
         let line = format!(
-            "{} --depth 6 --threads 1 --sgf {}",
+            "{} --depth 7 --threads 1 --sgf {}",
             game.display(),
             out_sgf.display()
         );
