@@ -483,6 +483,7 @@ mod tests {
             {
                 *v = -*v;
             }
+            side.threat.values_mut().for_each(|v| *v = -*v);
         }
         let other_file = temp("upside-down.txt");
         std::fs::write(&other_file, upside_down.to_text("")).unwrap();

@@ -115,8 +115,8 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
                         break;
                     }
                     let game = &games[g];
-                    let rules = tables.iter().find(|&&(r, _)| r == game.rule);
-                    let tables = rules.map(|(_, t)| t.clone()).expect("every rule's tables");
+                    let found = tables.iter().find(|&&(r, _)| r == game.rule);
+                    let tables = found.map(|(_, t)| t.clone()).expect("every rule's tables");
                     if tx.send((g, branch(game, g as u64, tables, args))).is_err() {
                         break;
                     }

@@ -5,7 +5,8 @@
 //! Every code's value is its threat class's value plus a residual of its own. Classes
 //! learn from all their codes; a residual learns only for codes seen often enough, and is
 //! held near zero by an L2 penalty, so rare codes keep their class's value. The threat
-//! term's values (one per threat mask) learn the same way as residuals, from zero.
+//! term's values (one per threat mask) learn the same way as residuals, from the starting
+//! file's values (zero where it lists none).
 
 use super::samples::{param, threat_param, win_probability, Samples, THREAT_PARAM0};
 use crate::pattern::weights::{SideWeights, Weights, THREAT_MASKS};
