@@ -48,7 +48,13 @@ const FILES: [&str; 5] = [
 
 /// The file name of `rule`'s scores inside `src/pattern/policy/`.
 pub fn file_name(rule: Rule) -> &'static str {
-    super::weights::file_name(rule)
+    match rule {
+        Rule::Freestyle => "freestyle.txt",
+        Rule::Standard => "standard.txt",
+        Rule::Renju => "renju.txt",
+        Rule::Caro => "caro.txt",
+        Rule::CaroExact => "caro-exact.txt",
+    }
 }
 
 /// One rule's learned scores: the codes that differ from their prior, one map for both

@@ -110,7 +110,7 @@ fn renju_black_never_plays_a_foul() {
 }
 
 /// Exact five: six in a row is no win, so black must stop white's open three instead of
-/// playing into an overline.
+/// playing into an overline (it may first make a four, which white must block).
 const OVERLINE_OR_DEFEND: &str = "
     ...............
     ...............
@@ -130,10 +130,21 @@ const OVERLINE_OR_DEFEND: &str = "
 
 #[test]
 fn standard_defends_rather_than_overline() {
-    let (_, r) = search(OVERLINE_OR_DEFEND, Rule::Standard, Color::Black, 4);
+    let (mut b, r) = search(OVERLINE_OR_DEFEND, Rule::Standard, Color::Black, 4);
     assert_ne!(r.best, p(5, 2));
+    assert!(r.value > -VALUE_MATE_BOUND, "{r:?}");
+    // Black's first move on the line that is not a four stops the three.
+    let mut line = r.pv.iter();
+    let defence = loop {
+        let m = *line.next().expect("a move that is not a four");
+        if !b.p4(m, Color::Black).makes_four() {
+            break m;
+        }
+        b.make_move(m);
+        b.make_move(*line.next().expect("white's block"));
+    };
     assert!(
-        [p(3, 6), p(7, 6), p(2, 6), p(8, 6)].contains(&r.best),
+        [p(3, 6), p(7, 6), p(2, 6), p(8, 6)].contains(&defence),
         "{r:?}"
     );
     // In freestyle the same cell is a five.

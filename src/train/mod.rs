@@ -227,7 +227,7 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
          from {} ({} games, {} quiet positions), lambda {}, {} iterations, rate {},\n\
          l2 {}, min-count {}{}, scale {}. Loss on held-out games {:.5} -> {:.5}.",
         args.rule.protocol(),
-        weights::file_name(args.rule).trim_end_matches(".txt"),
+        args.rule.name(),
         data.join(", "),
         tally.games,
         set.len(),
