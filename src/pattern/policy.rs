@@ -46,17 +46,6 @@ const FILES: [&str; 5] = [
     include_str!("policy/caro-exact.txt"),
 ];
 
-/// The file name of `rule`'s scores inside `src/pattern/policy/`.
-pub fn file_name(rule: Rule) -> &'static str {
-    match rule {
-        Rule::Freestyle => "freestyle.txt",
-        Rule::Standard => "standard.txt",
-        Rule::Renju => "renju.txt",
-        Rule::Caro => "caro.txt",
-        Rule::CaroExact => "caro-exact.txt",
-    }
-}
-
 /// One rule's learned scores: the codes that differ from their prior, one map for both
 /// colours or black's then white's.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -151,7 +140,7 @@ mod tests {
     fn every_compiled_in_file_parses_and_writes_back_the_same() {
         for rule in Rule::ALL {
             let p = Policy::parse(FILES[rule.idx()])
-                .unwrap_or_else(|e| panic!("{}: {e:#}", file_name(rule)));
+                .unwrap_or_else(|e| panic!("{}: {e:#}", rule.name()));
             assert!(p.sides.len() <= crate::pattern::weights::sides(rule));
             assert_eq!(Policy::parse(&p.to_text("again")).unwrap(), p);
         }

@@ -321,7 +321,7 @@ pub fn run_policy(args: &Args, progress: &mut dyn Write) -> anyhow::Result<()> {
          from {} ({} games, {} ordered positions), {} iterations, rate {}, l2 {},\n\
          min-count {}, temperature {:.1}. Held-out games: loss {} -> {}.",
         args.rule.protocol(),
-        pattern::policy::file_name(args.rule).trim_end_matches(".txt"),
+        args.rule.name(),
         data.join(", "),
         tally.games,
         set.len(),
