@@ -7,6 +7,10 @@
 //! held near zero by an L2 penalty, so rare codes keep their class's value. The threat
 //! term's values (one per threat mask) learn the same way as residuals, from the starting
 //! file's values (zero where it lists none).
+//!
+//! With a ranking weight (`Settings::rank`), pairs of positions one move off the same
+//! position are fitted too: the difference of their evaluations to the difference of
+//! their targets (see `sibling_pairs`).
 
 use super::samples::{param, threat_param, win_probability, Samples, THREAT_PARAM0};
 use crate::pattern::weights::{SideWeights, Weights, THREAT_MASKS};
@@ -43,6 +47,32 @@ pub struct Settings {
     pub keep_classes: bool,
     /// Evaluation units per logistic unit.
     pub scale: f64,
+    /// Weight of the ranking loss on sibling pairs (see `sibling_pairs`); 0 for none.
+    pub rank: f64,
+}
+
+/// The pairs of positions one move off the same position (same `Samples::parent`) among
+/// `samples`' training (`held` false) or held-out ones, each pair once.
+pub fn sibling_pairs(samples: &Samples, held: bool) -> Vec<(usize, usize)> {
+    let mut by_parent: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    for i in samples.spans.of(held) {
+        if let Some(key) = samples.parent[i] {
+            by_parent.entry(key).or_default().push(i);
+        }
+    }
+    let mut pairs = Vec::new();
+    for group in by_parent.values() {
+        for (k, &i) in group.iter().enumerate() {
+            pairs.extend(group[k + 1..].iter().map(|&j| (i, j)));
+        }
+    }
+    pairs
+}
+
+/// A win probability's logistic units.
+fn logit(p: f64) -> f64 {
+    let p = p.clamp(1e-6, 1.0 - 1e-6);
+    (p / (1.0 - p)).ln()
 }
 
 /// The codes training leaves as they are: cells with no stone of their colour near
@@ -171,6 +201,22 @@ impl Model {
         sum / n.max(1) as f64
     }
 
+    /// Of the sibling pairs (`sibling_pairs`) whose targets differ, the share the model
+    /// orders as the targets do; `None` without such pairs.
+    pub fn pair_agreement(&self, samples: &Samples, held: bool) -> Option<f64> {
+        let values = self.values();
+        let (mut agree, mut n) = (0usize, 0usize);
+        for (i, j) in sibling_pairs(samples, held) {
+            let dt = samples.target[i] - samples.target[j];
+            if dt != 0.0 {
+                let de = self.eval(samples, i, &values) - self.eval(samples, j, &values);
+                agree += (de * dt as f64 > 0.0) as usize;
+                n += 1;
+            }
+        }
+        (n > 0).then(|| agree as f64 / n as f64)
+    }
+
     fn eval(&self, samples: &Samples, i: usize, values: &[f64]) -> f64 {
         self.tempo + samples.features(i).map(|(p, n)| n * values[p]).sum::<f64>()
     }
@@ -191,12 +237,43 @@ impl Model {
         let mut adam_threat = Adam::new(self.threat.len());
         let mut adam_tempo = Adam::new(1);
         let n = train.len().max(1) as f64;
+        // The ranking loss: each pair's difference of evaluations, as a win probability,
+        // fitted to the difference of its targets in logistic units. What the two
+        // positions share (all but the cells near the two moves) cancels out, so this
+        // teaches what the search needs from the evaluation to choose between moves.
+        let pairs = if s.rank > 0.0 {
+            sibling_pairs(samples, false)
+        } else {
+            Vec::new()
+        };
+        let pair_targets: Vec<f64> = pairs
+            .iter()
+            .map(|&(i, j)| {
+                let t = |k: usize| logit(samples.target[k] as f64);
+                win_probability(t(i) - t(j), 1.0)
+            })
+            .collect();
+        let np = pairs.len().max(1) as f64;
+        let mut evals = vec![0.0; samples.len()];
         for it in 0..s.iterations {
             let values = self.values();
             let mut grad = vec![0.0; values.len()];
             let (mut grad_tempo, mut loss) = (0.0, 0.0);
             for &i in &train {
-                let p = win_probability(self.eval(samples, i, &values), s.scale);
+                evals[i] = self.eval(samples, i, &values);
+            }
+            for (&(i, j), &t) in pairs.iter().zip(&pair_targets) {
+                let p = win_probability(evals[i] - evals[j], s.scale);
+                let g = s.rank * (p - t) / s.scale / np;
+                for (k, c) in samples.features(i) {
+                    grad[k] += g * c;
+                }
+                for (k, c) in samples.features(j) {
+                    grad[k] -= g * c;
+                }
+            }
+            for &i in &train {
+                let p = win_probability(evals[i], s.scale);
                 let t = samples.target[i] as f64;
                 loss += cross_entropy(p, t);
                 let g = (p - t) / s.scale / n;
@@ -307,7 +384,7 @@ mod tests {
                     .iter()
                     .map(|&(p, c)| c as f64 * values[p as usize])
                     .sum::<f64>();
-            s.push_features(feats, win_probability(e, 200.0), i % 10 == 0);
+            s.push_features(feats, win_probability(e, 200.0), i % 10 == 0, None);
         }
         s
     }
@@ -320,6 +397,7 @@ mod tests {
             min_count,
             keep_classes,
             scale: 200.0,
+            rank: 0.0,
         }
     }
 
@@ -371,6 +449,101 @@ mod tests {
         );
     }
 
+    /// Sibling groups of three positions over the codes of `taught`: each group's targets
+    /// are the teacher's values plus an offset of the group's that no feature explains
+    /// (as a search sees tactics the cells cannot say). Every tenth group is held out.
+    fn taught_siblings(teacher: &Model, groups: usize) -> Samples {
+        let codes = [
+            [Pattern::F3, Pattern::Dead, Pattern::Dead, Pattern::Dead],
+            [Pattern::B4, Pattern::Dead, Pattern::Dead, Pattern::Dead],
+            [Pattern::F2, Pattern::Dead, Pattern::Dead, Pattern::Dead],
+        ]
+        .map(pcode);
+        let mut s = Samples::default();
+        let mut rng = 777u64;
+        let mut next = |n: u64| {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (rng >> 33) % n
+        };
+        let values = teacher.values();
+        for g in 0..groups {
+            let offset = next(601) as f64 - 300.0;
+            for _ in 0..3 {
+                let mut feats = Vec::new();
+                for &code in &codes {
+                    for role in 0..2 {
+                        let count = next(3) as i16;
+                        if count > 0 {
+                            let sign = if role == 0 { 1 } else { -1 };
+                            feats.push((param(0, code, role) as u32, sign * count));
+                        }
+                    }
+                }
+                let e = teacher.tempo
+                    + offset
+                    + feats
+                        .iter()
+                        .map(|&(p, c)| c as f64 * values[p as usize])
+                        .sum::<f64>();
+                let target = win_probability(e, 200.0);
+                s.push_features(feats, target, g % 10 == 0, Some(g as u64));
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn the_ranking_loss_pairs_siblings_and_sees_past_what_they_share() {
+        let teacher_w =
+            Weights::parse("tempo 0\nclass HFlex3 150 90\nclass EBlock4 20 100\n").unwrap();
+        let teacher = Model::new(&teacher_w, Rule::Freestyle);
+        let samples = taught_siblings(&teacher, 1500);
+        // Pairs: the three siblings of each group, within the training or held-out ones.
+        let pairs = sibling_pairs(&samples, false);
+        assert_eq!(pairs.len(), 1350 * 3);
+        assert!(pairs
+            .iter()
+            .all(|&(i, j)| i < j && samples.parent[i] == samples.parent[j]));
+        assert_eq!(sibling_pairs(&samples, true).len(), 150 * 3);
+        // A sample with no parent is never paired.
+        let mut lone = Samples::default();
+        for _ in 0..3 {
+            lone.push_features(vec![(0, 1)], 0.5, false, None);
+        }
+        assert!(sibling_pairs(&lone, false).is_empty());
+        // The groups' offsets blur the fit to each target; the pairs cancel them out.
+        let error = |rank: f64| {
+            let start =
+                Weights::parse("tempo 0\nclass HFlex3 40 25\nclass EBlock4 57 63\n").unwrap();
+            let mut student = Model::new(&start, Rule::Freestyle);
+            let settings = Settings {
+                rank,
+                ..settings(300, 1e-6, 1_000_000, false)
+            };
+            let before = student.pair_agreement(&samples, true).unwrap();
+            student.fit(&samples, &settings, &mut |_, _| {});
+            let after = student.pair_agreement(&samples, true).unwrap();
+            let got = student.weights().side(Color::Black).class;
+            let want = teacher_w.side(Color::Black).class;
+            let err: i32 = [Pattern4::HFlex3, Pattern4::EBlock4]
+                .iter()
+                .flat_map(|&k| {
+                    (0..2).map(move |r| (got[k as usize][r] - want[k as usize][r]).abs())
+                })
+                .sum();
+            (err, before, after)
+        };
+        let (plain, _, plain_after) = error(0.0);
+        let (ranked, before, ranked_after) = error(4.0);
+        assert!(
+            ranked < plain,
+            "error {ranked} with the ranking loss, {plain} without"
+        );
+        assert!(ranked_after > before && ranked_after >= plain_after);
+    }
+
     #[test]
     fn the_threat_term_learns_what_the_cells_cannot_say() {
         // Positions with none to two open-three cells and one of three threat masks; the
@@ -391,7 +564,7 @@ mod tests {
                 (param(0, open3, 0) as u32, n),
                 (threat_param(0, masks[j]) as u32, 1),
             ];
-            samples.push_features(feats, win_probability(e, 200.0), i % 10 == 0);
+            samples.push_features(feats, win_probability(e, 200.0), i % 10 == 0, None);
         }
         let w = Weights::parse("tempo 0\nclass HFlex3 40 25\n").unwrap();
         let mut student = Model::new(&w, Rule::Freestyle);

@@ -63,6 +63,11 @@ pub struct Args {
     /// alike (200 is the curve the engine reports win rates on).
     #[arg(long, default_value_t = 200.0, value_parser = scale)]
     pub scale: f64,
+    /// Weight of a ranking loss beside the fit to each position's target: positions one
+    /// move off the same position (as `siblings` writes them) are also fitted in pairs,
+    /// the difference of their evaluations to the difference of their targets.
+    #[arg(long, default_value_t = 0.0, value_parser = weight)]
+    pub rank: f64,
     /// Every N-th game is held out to measure the fit (0: none).
     #[arg(long, default_value_t = 10)]
     pub hold_out: usize,
@@ -83,6 +88,13 @@ pub struct Args {
     /// of the softmax's.
     #[arg(long)]
     pub pairwise: bool,
+}
+
+fn weight(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if (0.0..=100.0).contains(&x) => Ok(x),
+        _ => Err("expected a number from 0 to 100".into()),
+    }
 }
 
 fn scale(v: &str) -> Result<f64, String> {
@@ -197,11 +209,13 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
         min_count: args.min_count,
         keep_classes: args.keep_classes,
         scale: args.scale,
+        rank: args.rank,
     };
     let (train_before, held_before) = (
         model.loss(&set, false, args.scale),
         model.loss(&set, true, args.scale),
     );
+    let agreement_before = model.pair_agreement(&set, true);
     model.fit(&set, &settings, &mut |it, loss| {
         let _ = writeln!(progress, "iteration {it}: training loss {loss:.5}");
     });
@@ -221,11 +235,19 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
         "loss on training positions {:.5} -> {:.5}, on held-out games {:.5} -> {:.5}",
         report.train_before, report.train_after, report.held_before, report.held_after
     )?;
+    if let (Some(before), Some(after)) = (agreement_before, rounded.pair_agreement(&set, true)) {
+        writeln!(
+            progress,
+            "held-out sibling pairs the evaluation orders as their searches do: {:.2}% -> {:.2}%",
+            100.0 * before,
+            100.0 * after
+        )?;
+    }
     let data: Vec<String> = args.data.iter().map(|p| p.display().to_string()).collect();
     let header = format!(
         "Wuzi's evaluation weights for rule {} ({}), written by `pbrain-wuzi train`\n\
          from {} ({} games, {} quiet positions), lambda {}, {} iterations, rate {},\n\
-         l2 {}, min-count {}{}, scale {}. Loss on held-out games {:.5} -> {:.5}.",
+         l2 {}, min-count {}{}, scale {}{}. Loss on held-out games {:.5} -> {:.5}.",
         args.rule.protocol(),
         args.rule.name(),
         data.join(", "),
@@ -242,6 +264,11 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
             ""
         },
         args.scale,
+        if args.rank > 0.0 {
+            format!(", rank {}", args.rank)
+        } else {
+            String::new()
+        },
         report.held_before,
         report.held_after
     );

@@ -77,6 +77,10 @@ pub struct Samples {
     pub count: Vec<i16>,
     /// Per sample: the win probability it should evaluate to, for the side to move.
     pub target: Vec<f32>,
+    /// Per sample: the key of the position before its last move (none before the first),
+    /// so that positions one move off the same position (as `siblings` writes them) can be
+    /// fitted in pairs.
+    pub parent: Vec<Option<u64>>,
     pub spans: Spans,
 }
 
@@ -134,13 +138,21 @@ impl Samples {
                 let value = (label.value as f64).clamp(-sure, sure);
                 let target = lambda * result + (1.0 - lambda) * win_probability(value, scale);
                 let sides = [side_of(us), side_of(us.opp())];
-                self.push(board, sides, target, held);
+                let parent = parent_key(board);
+                self.push(board, sides, target, held, parent);
                 true
             },
         )
     }
 
-    fn push(&mut self, board: &Board, sides: [usize; 2], target: f64, held: bool) {
+    fn push(
+        &mut self,
+        board: &Board,
+        sides: [usize; 2],
+        target: f64,
+        held: bool,
+        parent: Option<u64>,
+    ) {
         let us = board.side_to_move();
         let mut features = Vec::with_capacity(64);
         for p in board.cells().filter(|&p| board.is_empty(p)) {
@@ -149,11 +161,18 @@ impl Samples {
             }
         }
         features.push((threat_param(sides[OWN], threat_mask(board)) as u32, 1));
-        self.push_features(features, target, held);
+        self.push_features(features, target, held, parent);
     }
 
-    /// Add one sample: its features as (parameter, count) in any order, repeats allowed.
-    pub fn push_features(&mut self, mut features: Vec<(u32, i16)>, target: f64, held: bool) {
+    /// Add one sample: its features as (parameter, count) in any order, repeats allowed,
+    /// and the key of the position it is one move off (see `parent`).
+    pub fn push_features(
+        &mut self,
+        mut features: Vec<(u32, i16)>,
+        target: f64,
+        held: bool,
+        parent: Option<u64>,
+    ) {
         features.sort_unstable_by_key(|&(p, _)| p);
         let mut last = u32::MAX;
         for (p, n) in features {
@@ -167,6 +186,7 @@ impl Samples {
         }
         self.spans.close(self.param.len(), held);
         self.target.push(target as f32);
+        self.parent.push(parent);
     }
 
     /// Number of samples.
@@ -233,6 +253,15 @@ pub fn replay(
 /// them out would keep only the threats that failed, and teach the evaluation that
 /// threats are worth little.
 const MATE_UNITS: f64 = 6.0;
+
+/// The key of the position before `board`'s last move, if there is one.
+fn parent_key(board: &mut Board) -> Option<u64> {
+    let &(p, c) = board.history().last()?;
+    board.undo();
+    let key = board.hash();
+    board.make(p, c);
+    Some(key)
+}
 
 /// A position the static evaluation is meant for: no five to make or to stop, and no open
 /// four for the side to move (the search settles those before it evaluates).
