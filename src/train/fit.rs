@@ -352,16 +352,31 @@ mod tests {
     use crate::pattern::{pcode, Pattern};
     use crate::types::Color;
 
-    /// Samples over a few open-three and four codes, with targets from a teacher whose
-    /// class values differ from the student's.
-    fn taught(teacher: &Model, n: usize) -> Samples {
-        let codes = [
+    /// The test positions' codes: an open three (twice, alone and with a sleeping two),
+    /// a four and an open two.
+    fn fixture_codes() -> [u16; 4] {
+        [
             [Pattern::F3, Pattern::Dead, Pattern::Dead, Pattern::Dead],
             [Pattern::F3, Pattern::B2, Pattern::Dead, Pattern::Dead],
             [Pattern::B4, Pattern::Dead, Pattern::Dead, Pattern::Dead],
             [Pattern::F2, Pattern::Dead, Pattern::Dead, Pattern::Dead],
         ]
-        .map(pcode);
+        .map(pcode)
+    }
+
+    /// The teacher's evaluation of features `feats`, its parameters at `values`.
+    fn teacher_eval(teacher: &Model, values: &[f64], feats: &[(u32, i16)]) -> f64 {
+        teacher.tempo
+            + feats
+                .iter()
+                .map(|&(p, c)| c as f64 * values[p as usize])
+                .sum::<f64>()
+    }
+
+    /// Samples over a few open-three and four codes, with targets from a teacher whose
+    /// class values differ from the student's.
+    fn taught(teacher: &Model, n: usize) -> Samples {
+        let codes = fixture_codes();
         let mut s = Samples::default();
         let mut rng = 12345u64;
         let values = teacher.values();
@@ -379,11 +394,7 @@ mod tests {
                     }
                 }
             }
-            let e = teacher.tempo
-                + feats
-                    .iter()
-                    .map(|&(p, c)| c as f64 * values[p as usize])
-                    .sum::<f64>();
+            let e = teacher_eval(teacher, &values, &feats);
             s.push_features(feats, win_probability(e, 200.0), i % 10 == 0, None);
         }
         s
@@ -449,16 +460,13 @@ mod tests {
         );
     }
 
-    /// Sibling groups of three positions over the codes of `taught`: each group's targets
-    /// are the teacher's values plus an offset of the group's that no feature explains
-    /// (as a search sees tactics the cells cannot say). Every tenth group is held out.
+    /// Sibling groups of three positions over `taught`'s codes (but the open three with a
+    /// sleeping two): each group's targets are the teacher's values plus an offset of the
+    /// group's that no feature explains (as a search sees tactics the cells cannot say).
+    /// Every tenth group is held out.
     fn taught_siblings(teacher: &Model, groups: usize) -> Samples {
-        let codes = [
-            [Pattern::F3, Pattern::Dead, Pattern::Dead, Pattern::Dead],
-            [Pattern::B4, Pattern::Dead, Pattern::Dead, Pattern::Dead],
-            [Pattern::F2, Pattern::Dead, Pattern::Dead, Pattern::Dead],
-        ]
-        .map(pcode);
+        let all = fixture_codes();
+        let codes = [all[0], all[2], all[3]];
         let mut s = Samples::default();
         let mut rng = 777u64;
         let mut next = |n: u64| {
@@ -481,12 +489,7 @@ mod tests {
                         }
                     }
                 }
-                let e = teacher.tempo
-                    + offset
-                    + feats
-                        .iter()
-                        .map(|&(p, c)| c as f64 * values[p as usize])
-                        .sum::<f64>();
+                let e = offset + teacher_eval(teacher, &values, &feats);
                 let target = win_probability(e, 200.0);
                 s.push_features(feats, target, g % 10 == 0, Some(g as u64));
             }

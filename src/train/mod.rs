@@ -90,18 +90,20 @@ pub struct Args {
     pub pairwise: bool,
 }
 
-fn weight(v: &str) -> Result<f64, String> {
+/// A number from `lo` to `hi`.
+fn number_in(v: &str, lo: f64, hi: f64) -> Result<f64, String> {
     match v.parse::<f64>() {
-        Ok(x) if (0.0..=100.0).contains(&x) => Ok(x),
-        _ => Err("expected a number from 0 to 100".into()),
+        Ok(x) if (lo..=hi).contains(&x) => Ok(x),
+        _ => Err(format!("expected a number from {lo} to {hi}")),
     }
 }
 
+fn weight(v: &str) -> Result<f64, String> {
+    number_in(v, 0.0, 100.0)
+}
+
 fn scale(v: &str) -> Result<f64, String> {
-    match v.parse::<f64>() {
-        Ok(x) if (10.0..=10_000.0).contains(&x) => Ok(x),
-        _ => Err("expected a number from 10 to 10000".into()),
-    }
+    number_in(v, 10.0, 10_000.0)
 }
 
 /// What a run did, for the caller and the tests.
