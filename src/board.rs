@@ -520,63 +520,60 @@ impl Board {
     fn update_lines(&mut self, p: Pos, code: u8) {
         for d in 0..4 {
             let (first, last) = self.span[p.idx()][d];
-            for off in first as i32..=last as i32 {
-                if off == 0 {
-                    continue;
-                }
-                let q = line_cell(p, d, off);
-                // Only empty cells keep their keys current. An occupied cell's key is
-                // needed again only once its stone is taken back, and by then every
-                // later move has been taken back too: it is as it was when the stone came.
-                if self.cells[q] == EMPTY {
-                    // `p` sits at offset -off from `q`.
-                    let s = 2 * slot(-off);
-                    let k = &mut self.keys[q][d];
-                    *k = (*k & !(3 << s)) | ((code as u32) << s);
-                    // Far stones often leave the pattern as it was: then nothing changes.
-                    let pat = self.tables.line_of(*k);
-                    // The cell's four patterns as one word, changed by shifts and written
-                    // whole: reading back bytes just written one by one stalls the store
-                    // buffer.
-                    let word = u32::from_le_bytes(self.pats[q]);
-                    let sh = 8 * d as u32;
-                    let old_pat = (word >> sh) as u8;
-                    if pat == old_pat {
-                        continue;
-                    }
-                    let old = self.code[q];
-                    self.changes.push(Change {
-                        cell: q as u16,
-                        dir: d as u8,
-                        pat: old_pat,
-                        code: old,
-                    });
-                    let pats = ((word & !(0xFF << sh)) | ((pat as u32) << sh)).to_le_bytes();
-                    self.pats[q] = pats;
-                    for c in [Color::Black, Color::White] {
-                        let ci = c.idx();
-                        // A colour whose nibble of the line pattern is unchanged keeps
-                        // its code.
-                        if (pat ^ old_pat) & (0x0F << (4 * ci)) == 0 {
-                            continue;
-                        }
-                        let new = self.tables.packed_of(pats, c);
-                        if new == old[ci] {
-                            continue;
-                        }
-                        self.code[q][ci] = new;
-                        let (k_old, k_new) = (old[ci] >> CLASS_SHIFT, new >> CLASS_SHIFT);
-                        if k_old != k_new {
-                            self.p4count[ci][k_old as usize] -= 1;
-                            self.p4count[ci][k_new as usize] += 1;
-                        }
-                        let a = self.tables.value_of(pattern::code_of_packed(old[ci]), c);
-                        let b = self.tables.value_of(pattern::code_of_packed(new), c);
-                        self.value[ci][0] += (b[0] - a[0]) as i32;
-                        self.value[ci][1] += (b[1] - a[1]) as i32;
-                    }
-                }
+            // The cells before `p` and after it, so that no step asks whether it is `p`.
+            for off in (first as i32..0).chain(1..=last as i32) {
+                self.update_line_cell(p, d, off, code);
             }
+        }
+    }
+
+    /// `update_lines` for the cell `off` steps from `p` along direction `d`.
+    #[inline(always)]
+    fn update_line_cell(&mut self, p: Pos, d: usize, off: i32, code: u8) {
+        let q = line_cell(p, d, off);
+        // Only empty cells keep their keys current. An occupied cell's key is needed again
+        // only once its stone is taken back, and by then every later move has been taken
+        // back too: it is as it was when the stone came.
+        if self.cells[q] != EMPTY {
+            return;
+        }
+        // `p` sits at offset -off from `q`.
+        let s = 2 * slot(-off);
+        let k = &mut self.keys[q][d];
+        *k = (*k & !(3 << s)) | ((code as u32) << s);
+        // Far stones often leave the pattern as it was: then nothing changes.
+        let pat = self.tables.line_of(*k);
+        // The cell's four patterns as one word, changed by shifts and written whole:
+        // reading back bytes just written one by one stalls the store buffer.
+        let word = u32::from_le_bytes(self.pats[q]);
+        let sh = 8 * d as u32;
+        let old_pat = (word >> sh) as u8;
+        if pat == old_pat {
+            return;
+        }
+        let old = self.code[q];
+        self.changes.push(Change {
+            cell: q as u16,
+            dir: d as u8,
+            pat: old_pat,
+            code: old,
+        });
+        let pats = ((word & !(0xFF << sh)) | ((pat as u32) << sh)).to_le_bytes();
+        self.pats[q] = pats;
+        // Both colours are brought up to date with no test of which one's code changed: a
+        // colour whose code stays takes its class count and values off and puts them back.
+        // That costs a few instructions; the tests it saves were branches the processor
+        // could not predict.
+        for c in [Color::Black, Color::White] {
+            let ci = c.idx();
+            let new = self.tables.packed_of(pats, c);
+            self.code[q][ci] = new;
+            self.p4count[ci][(old[ci] >> CLASS_SHIFT) as usize] -= 1;
+            self.p4count[ci][(new >> CLASS_SHIFT) as usize] += 1;
+            let a = self.tables.value_of(pattern::code_of_packed(old[ci]), c);
+            let b = self.tables.value_of(pattern::code_of_packed(new), c);
+            self.value[ci][0] += (b[0] - a[0]) as i32;
+            self.value[ci][1] += (b[1] - a[1]) as i32;
         }
     }
 
