@@ -846,16 +846,16 @@ pub fn line_offset(from: Pos, to: Pos) -> Option<(usize, i32)> {
     }
     let dx = to.x() as i32 - from.x() as i32;
     let dy = to.y() as i32 - from.y() as i32;
-    let dist = dx.abs().max(dy.abs());
-    let unit = (dx.signum(), dy.signum());
-    DIRS.iter().enumerate().find_map(|(d, &(ux, uy))| {
-        if (ux, uy) == unit {
-            Some((d, dist))
-        } else if (-ux, -uy) == unit {
-            Some((d, -dist))
-        } else {
-            None
-        }
+    // The direction of `DIRS` the two cells share, and the steps along it (counted in x,
+    // but along a column, where x does not change).
+    Some(if dy == 0 {
+        (0, dx)
+    } else if dx == 0 {
+        (1, dy)
+    } else if dx == dy {
+        (2, dx)
+    } else {
+        (3, dx)
     })
 }
 
