@@ -498,12 +498,10 @@ impl Board {
             let (first, last) = self.span[p.idx()][d];
             // Before `p`, then after it (as in `update_lines`).
             for off in first as i32..0 {
-                let q = line_cell(p, d, off);
-                self.keys[q][d] &= !(3 << (2 * slot(-off)));
+                self.clear_key(p, d, off);
             }
             for off in 1..=last as i32 {
-                let q = line_cell(p, d, off);
-                self.keys[q][d] &= !(3 << (2 * slot(-off)));
+                self.clear_key(p, d, off);
             }
         }
         let frame = self.frames.pop().expect("a frame per move");
@@ -516,6 +514,14 @@ impl Board {
         self.update_near(p, -1);
         #[cfg(debug_assertions)]
         self.check_counts_sometimes();
+    }
+
+    /// `undo` for the cell `off` steps from `p` along direction `d`: `p`'s two bits of its
+    /// key back to empty.
+    #[inline(always)]
+    fn clear_key(&mut self, p: Pos, d: usize, off: i32) {
+        let q = line_cell(p, d, off);
+        self.keys[q][d] &= !(3 << (2 * slot(-off)));
     }
 
     /// Write `code` into the keys of every cell within reach of `p` and refresh the empty
