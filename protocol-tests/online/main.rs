@@ -491,8 +491,10 @@ fn persistent_failures_give_up_without_a_flood() {
 #[test]
 fn game_ending_while_thinking() {
     let mut g = Game::new(USER, 'x');
-    // A quiet middle game, black (the client) to move: a long search.
-    g.moves = vec![(7, 7), (8, 8), (7, 9), (9, 7), (6, 10), (5, 11)];
+    // A quiet opening, black (the client) to move: a long search. (Not one where black
+    // has a win by threats: the search would find it in milliseconds and play before the
+    // second check.)
+    g.moves = vec![(7, 7), (8, 8), (7, 9), (6, 8), (9, 7), (9, 9)];
     // The first check shows our turn; the second comes while we think and finds the
     // opponent declared the winner.
     g.end_on_check = Some(2);
