@@ -52,28 +52,18 @@ const _: () = assert!(EMPTY == 0);
 /// How far the stencil reaches from its cell in x or y.
 const STENCIL_REACH: usize = 3;
 
-/// The stencil row by row, from three rows above the cell to three below: a 1 in byte
-/// `j` of a row's word for each stencil cell at column offset `j - 3`.
+/// The stencil row by row, from three rows above the cell to three below: bit `j` of a
+/// row's mask for each stencil cell at column offset `j - 3`.
 const STENCIL_ROW_MASKS: [u64; 7] = {
     let mut masks = [0u64; 7];
     let mut i = 0;
     while i < STENCIL.len() {
         let (dx, dy) = STENCIL[i];
-        masks[(dy + 3) as usize] |= 1 << (8 * (dx + 3));
+        masks[(dy + 3) as usize] |= 1 << (dx + 3);
         i += 1;
     }
     masks
 };
-
-/// Bit `j` set for each nonzero byte `j` of `w`.
-#[inline]
-fn nonzero_bytes(w: u64) -> u32 {
-    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    // The top bit of each byte: set if the byte is nonzero.
-    let tops = (((w & LOW7) + LOW7) | w) & !LOW7;
-    // Gather the eight top bits into the top byte, byte j's bit landing on bit 56 + j.
-    ((tops >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
-}
 
 /// Zobrist keys: one per colour and cell, plus one for the side to move.
 struct Zobrist {
@@ -149,8 +139,6 @@ pub struct Board {
     p4count: [[u16; Pattern4::COUNT]; 2],
     /// Per colour: the sum over empty cells of its codes' own and their values.
     value: [[i32; 2]; 2],
-    /// Per cell: stones within the candidate stencil.
-    near: Vec<u8>,
     /// Per row: bit x set when cell x of the row has a stone within the stencil, and
     /// when it is empty. Candidates are the cells with both bits.
     near_rows: [u32; MAX_SIZE],
@@ -210,6 +198,10 @@ struct Frame {
     changes: u32,
     p4count: [[u16; Pattern4::COUNT]; 2],
     value: [[i32; 2]; 2],
+    /// The stencil rows of `near_rows` before the move, from three rows above its cell
+    /// (rows off the board unused): a stone only ever adds candidates, and its take-back
+    /// puts these back.
+    near: [u32; 7],
 }
 
 impl Board {
@@ -240,7 +232,6 @@ impl Board {
             code: vec![[0; 2]; NUM_CELLS],
             p4count: [[0; Pattern4::COUNT]; 2],
             value: [[0; 2]; 2],
-            near: vec![0; NUM_CELLS],
             near_rows: [0; MAX_SIZE],
             empty_rows: [0; MAX_SIZE],
             span: vec![[(0, 0); 4]; NUM_CELLS],
@@ -379,7 +370,7 @@ impl Board {
     /// True if some stone lies within the candidate stencil of `p`.
     #[inline]
     pub fn is_near(&self, p: Pos) -> bool {
-        self.near[p.idx()] > 0
+        self.near_rows[p.y()] >> p.x() & 1 == 1
     }
     /// Line pattern of `c` at empty cell `p` in direction `d`.
     #[inline]
@@ -461,10 +452,12 @@ impl Board {
     /// Place a stone of colour `c` at `p` (empty, on board); `c`'s opponent moves next.
     pub fn make(&mut self, p: Pos, c: Color) {
         debug_assert!(self.on_board(p) && self.is_empty(p), "make on {p}");
+        let near = self.cover_near(p);
         self.frames.push(Frame {
             changes: self.changes.len() as u32,
             p4count: self.p4count,
             value: self.value,
+            near,
         });
         self.count_cell(p, -1);
         let code = if c == Color::Black { BLACK } else { WHITE };
@@ -474,7 +467,6 @@ impl Board {
         self.set_side_to_move(c.opp());
         self.history.push((p, c));
         self.update_lines(p, code);
-        self.update_near(p, 1);
         #[cfg(debug_assertions)]
         self.check_counts_sometimes();
     }
@@ -511,7 +503,11 @@ impl Board {
         }
         self.p4count = frame.p4count;
         self.value = frame.value;
-        self.update_near(p, -1);
+        for (i, &rows) in frame.near.iter().enumerate() {
+            if let Some(row) = self.stencil_row(p, i) {
+                self.near_rows[row] = rows;
+            }
+        }
         #[cfg(debug_assertions)]
         self.check_counts_sometimes();
     }
@@ -591,63 +587,29 @@ impl Board {
         }
     }
 
-    fn update_near(&mut self, p: Pos, delta: i8) {
-        let (x, y) = (p.x(), p.y());
-        if x >= STENCIL_REACH
-            && y >= STENCIL_REACH
-            && x + STENCIL_REACH < self.width
-            && y + STENCIL_REACH < self.height
-            && x + STENCIL_REACH < STRIDE - 1
-        {
-            // The whole stencil is on the board, and each of its rows lies within the
-            // eight counts from x - 3 to x + 4 of one board row: one word a row.
-            let start = x - STENCIL_REACH;
-            for (dy, &mask) in STENCIL_ROW_MASKS.iter().enumerate() {
-                let row = y + dy - STENCIL_REACH;
-                let at = row * STRIDE + start;
-                let window: &mut [u8; 8] = (&mut self.near[at..at + 8])
-                    .try_into()
-                    .expect("eight counts");
-                let old = u64::from_le_bytes(*window);
-                // Counts stay below 256 and a count taken off is at least one, so no byte
-                // carries into or borrows from its neighbour.
-                let new = if delta > 0 {
-                    old.wrapping_add(mask)
-                } else {
-                    old.wrapping_sub(mask)
-                };
-                *window = new.to_le_bytes();
-                let bits = nonzero_bytes(new) << start;
-                let rows = &mut self.near_rows[row];
-                *rows = (*rows & !(0xFF << start)) | bits;
-            }
-            return;
-        }
-        self.update_near_each(p, delta);
-    }
-
-    /// `update_near` cell by cell, testing each against the board's edges.
-    fn update_near_each(&mut self, p: Pos, delta: i8) {
-        for &(dx, dy) in STENCIL.iter() {
-            let x = p.x() as i32 + dx;
-            let y = p.y() as i32 + dy;
-            if x >= 0 && y >= 0 && x < self.width as i32 && y < self.height as i32 {
-                let q = Pos::new(x as usize, y as usize);
-                self.add_near(q.idx(), delta);
-            }
-        }
-    }
-
-    /// Add `delta` (±1) to cell `q`'s count of stones near it; its row bit flips when the
-    /// count leaves or reaches zero.
+    /// Mark the cells within the stencil of a stone at `p` as near one; returns the
+    /// stencil's rows as they were (see `Frame::near`).
     #[inline]
-    fn add_near(&mut self, q: usize, delta: i8) {
-        let old = self.near[q];
-        let new = old.wrapping_add(delta as u8);
-        self.near[q] = new;
-        if old == 0 || new == 0 {
-            self.near_rows[q / STRIDE] ^= 1 << (q % STRIDE);
+    fn cover_near(&mut self, p: Pos) -> [u32; 7] {
+        let mut before = [0; 7];
+        let on_board = (1u64 << self.width) - 1;
+        for (i, &mask) in STENCIL_ROW_MASKS.iter().enumerate() {
+            if let Some(row) = self.stencil_row(p, i) {
+                before[i] = self.near_rows[row];
+                let bits = ((mask << p.x()) >> STENCIL_REACH) & on_board;
+                self.near_rows[row] |= bits as u32;
+            }
         }
+        before
+    }
+
+    /// The board row of the stencil's row `i` (from 0, three rows above `p`), if on the
+    /// board.
+    #[inline]
+    fn stencil_row(&self, p: Pos, i: usize) -> Option<usize> {
+        (p.y() + i)
+            .checked_sub(STENCIL_REACH)
+            .filter(|&row| row < self.height)
     }
 
     /// Recompute all four line patterns and the `Pattern4` of cell `p` from its keys.
@@ -727,10 +689,9 @@ impl Board {
         }
         assert_eq!(self.p4count, fresh.p4count, "p4 histogram drifted");
         assert_eq!(self.value, fresh.value, "values drifted");
-        assert_eq!(self.near, fresh.near, "candidate counts drifted");
+        assert_eq!(self.near_rows, fresh.near_rows, "candidate bits drifted");
         for p in self.cells() {
             let bit = |rows: &[u32; MAX_SIZE]| rows[p.y()] >> p.x() & 1 == 1;
-            assert_eq!(bit(&self.near_rows), self.near[p.idx()] > 0, "near bit {p}");
             assert_eq!(bit(&self.empty_rows), self.is_empty(p), "empty bit {p}");
         }
         assert_eq!(self.hash, fresh_hash(self), "hash drifted");
@@ -758,7 +719,6 @@ impl Board {
         }
         fresh.p4count = [[0; Pattern4::COUNT]; 2];
         fresh.value = [[0; 2]; 2];
-        fresh.near = vec![0; NUM_CELLS];
         fresh.near_rows = [0; MAX_SIZE];
         fresh.empty_rows = [0; MAX_SIZE];
         for p in self.cells().collect::<Vec<_>>() {
@@ -767,7 +727,7 @@ impl Board {
                 fresh.refresh_cell(p);
                 fresh.count_cell(p, 1);
             } else {
-                fresh.update_near_each(p, 1);
+                fresh.cover_near(p);
             }
         }
         fresh
