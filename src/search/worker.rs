@@ -69,6 +69,13 @@ const IIR_MIN_DEPTH: Depth = 4;
 /// `PV_GAP_PLIES` plies of the difference, at most `PV_GAP_MAX`.
 const PV_GAP_PLIES: Depth = 3;
 const PV_GAP_MAX: Depth = 3;
+/// Horizon extension: a non-PV node with no depth left where the opponent threatens to win
+/// with threes (an open three, a four-three) is searched a ply deep instead of by the
+/// quiescence search, which sees fours only; at most this many times on a line. Not on the
+/// principal variation: extended there too, the search proved fewer of the forced wins
+/// of `benches/forced-wins-15.txt` at the same node count. Not under renju either, where
+/// it lost a win the search proves (`a_win_found_by_a_fail_high_ends_the_search`).
+const HORIZON_EXTENSIONS: u8 = 2;
 /// Ordering bonus for the move that last refuted the opponent's previous move.
 const COUNTER_MOVE_BONUS: i32 = 40;
 /// With several threads, a late move at a node this deep that another thread is
@@ -273,6 +280,8 @@ pub(super) struct Worker<'a> {
     /// By ply: the static value of the node searched last at that ply, from its side to
     /// move's view (`None` where the node took none: a forced reply, a static result).
     evals: Vec<Option<Value>>,
+    /// By ply: horizon extensions on the line down to that node, itself included.
+    horizon: Vec<u8>,
 }
 
 impl<'a> Worker<'a> {
@@ -305,6 +314,7 @@ impl<'a> Worker<'a> {
             pv: vec![Vec::new(); MAX_PLY as usize + 2],
             root_pv: Vec::new(),
             evals: vec![None; MAX_PLY as usize + 2],
+            horizon: vec![0; MAX_PLY as usize + 2],
         }
     }
 
@@ -913,7 +923,14 @@ impl<'a> Worker<'a> {
     ) -> Value {
         self.pv[ply as usize].clear();
         self.evals[ply as usize] = None;
-        if depth <= 0 {
+        let horizon_before = if ply > 0 {
+            self.horizon[ply as usize - 1]
+        } else {
+            0
+        };
+        self.horizon[ply as usize] = horizon_before;
+        if depth <= 0 && (horizon_before >= HORIZON_EXTENSIONS || pv || board.rule() == Rule::Renju)
+        {
             return self.qsearch(board, alpha, beta, ply, 0);
         }
         let threat = match self.enter(board, ply) {
@@ -929,6 +946,15 @@ impl<'a> Worker<'a> {
                 return v;
             }
             Entry::Open(t) => t,
+        };
+        if depth <= 0 && !threat.needs_defence() {
+            return self.qsearch_open(board, alpha, beta, ply, 0);
+        }
+        let depth = if depth <= 0 {
+            self.horizon[ply as usize] += 1;
+            1
+        } else {
+            depth
         };
         // Mate distance pruning.
         alpha = alpha.max(mated_in(ply));
@@ -1529,6 +1555,47 @@ mod tests {
         assert!(!trivial(&b, Pos::new(5, 4)));
         // Nothing for black there, but white would make a three.
         assert!(!trivial(&b, Pos::new(3, 1)));
+    }
+
+    /// The value of a node at ply 1 of the position after `moves` (on the principal
+    /// variation if `pv`), searched `depth` deep
+    /// (`None`: by the quiescence search) with a fresh table.
+    fn node_value(moves: &str, pv: bool, depth: Option<Depth>) -> Value {
+        let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, moves).unwrap();
+        let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
+        let (shared, limits) = (Shared::new(&stop, None), Limits::default());
+        let mut w = Worker::new(0, &tt, &mut tables, &shared, &limits, Instant::now());
+        let (alpha, beta) = (-VALUE_INFINITE, VALUE_INFINITE);
+        match depth {
+            Some(d) => w.search_node(&mut b, alpha, beta, d, 1, pv),
+            None => w.qsearch(&mut b, alpha, beta, 1, 0),
+        }
+    }
+
+    #[test]
+    fn a_node_out_of_depth_facing_an_open_three_is_searched_a_ply_deep() {
+        // White to move against black's open three (7,7 to 7,9): the quiescence search
+        // sees fours only; off the principal variation, the node is searched as one a ply
+        // deep.
+        let three = "7,7 8,8 7,8 9,9 7,9";
+        assert_eq!(
+            node_value(three, false, Some(0)),
+            node_value(three, false, Some(1))
+        );
+        assert_ne!(
+            node_value(three, false, Some(0)),
+            node_value(three, false, None)
+        );
+        // On it, or with nothing to answer: the quiescence search, as before.
+        assert_eq!(
+            node_value(three, true, Some(0)),
+            node_value(three, true, None)
+        );
+        let quiet = "7,7 8,8 7,8 9,9 5,5";
+        assert_eq!(
+            node_value(quiet, false, Some(0)),
+            node_value(quiet, false, None)
+        );
     }
 
     #[test]
