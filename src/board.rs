@@ -53,7 +53,8 @@ const _: () = assert!(EMPTY == 0);
 const STENCIL_REACH: usize = 3;
 
 /// The stencil row by row, from three rows above the cell to three below: bit `j` of a
-/// row's mask for each stencil cell at column offset `j - 3`.
+/// row's mask for each stencil cell at column offset `j - 3`. (Words of 64 bits: a mask
+/// shifted up to a cell's column passes bit 31 before its shift back by three.)
 const STENCIL_ROW_MASKS: [u64; 7] = {
     let mut masks = [0u64; 7];
     let mut i = 0;

@@ -1558,8 +1558,8 @@ mod tests {
     }
 
     /// The value of a node at ply 1 of the position after `moves` (on the principal
-    /// variation if `pv`), searched `depth` deep
-    /// (`None`: by the quiescence search) with a fresh table.
+    /// variation if `pv`), searched `depth` deep (`None`: by the quiescence search) with a
+    /// fresh table.
     fn node_value(moves: &str, pv: bool, depth: Option<Depth>) -> Value {
         let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, moves).unwrap();
         let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
