@@ -13,6 +13,7 @@
 //! thread stops, every helper stops.
 
 mod busy;
+mod history;
 #[cfg(test)]
 mod tactics;
 pub mod time;

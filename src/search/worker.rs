@@ -4,6 +4,7 @@
 //! find through the transposition table.
 
 use super::busy::Busy;
+use super::history::History;
 use super::tt::{Bound, Tt, TtHit};
 use super::vct::Vct;
 use super::{
@@ -162,7 +163,7 @@ impl Refuters {
 
 /// A thread's move-ordering knowledge, kept from one search to the next.
 pub(super) struct Tables {
-    history: Vec<[i32; 2]>,
+    history: History,
     killers: Vec<[Option<Pos>; 2]>,
     /// By the cell of the last move and the side to move: the quiet move that last
     /// refuted it.
@@ -172,7 +173,7 @@ pub(super) struct Tables {
 impl Tables {
     pub(super) fn new() -> Tables {
         Tables {
-            history: vec![[0; 2]; NUM_CELLS],
+            history: History::new(),
             killers: vec![[None; 2]; MAX_PLY as usize + 2],
             counter_moves: vec![[None; 2]; NUM_CELLS],
         }
@@ -180,14 +181,15 @@ impl Tables {
 
     /// Forget everything (new game).
     pub(super) fn clear(&mut self) {
-        self.history.iter_mut().for_each(|h| *h = [0; 2]);
+        self.history.clear();
         self.new_search();
         self.counter_moves.iter_mut().for_each(|k| *k = [None; 2]);
     }
 
-    /// Killers belong to one search's plies.
+    /// Killers belong to one search's plies; the history fades.
     pub(super) fn new_search(&mut self) {
         self.killers.iter_mut().for_each(|k| *k = [None; 2]);
+        self.history.age();
     }
 }
 
@@ -1040,6 +1042,8 @@ impl<'a> Worker<'a> {
         // Moves put off because another thread was searching them, with their number in
         // the order; `picking` until the picker is done, then these.
         let mut deferred: SmallVec<[(usize, Pos); 8]> = SmallVec::new();
+        // The quiet moves searched so far (the first 32), which a cutoff's move beat.
+        let mut quiets_tried: SmallVec<[Pos; 32]> = SmallVec::new();
         let (mut picking, mut next_deferred) = (true, 0);
         loop {
             let (i, p) = if picking {
@@ -1092,6 +1096,12 @@ impl<'a> Worker<'a> {
             } else {
                 // Late moves are searched shallower first.
                 let r = late_move_reduction(depth, new_depth, i, was_pv, refuters.contains(p));
+                // A move whose history is good is reduced less, a bad one more.
+                let r = if r > 0 {
+                    (r - self.tables.history.reduction_change(p, us)).clamp(0, new_depth - 1)
+                } else {
+                    0
+                };
                 v = -self.search_node(board, -alpha - 1, -alpha, new_depth - r, ply + 1, false);
                 if v > alpha && r > 0 && !self.aborted {
                     v = -self.search_node(board, -alpha - 1, -alpha, new_depth, ply + 1, false);
@@ -1107,6 +1117,9 @@ impl<'a> Worker<'a> {
             if self.aborted {
                 return 0;
             }
+            // Quiet: no three or four made or stopped (the board is back as before `p`).
+            let quiet_move =
+                board.p4(p, us) < Pattern4::HFlex3 && board.p4(p, them) < Pattern4::EBlock4;
             if v > best_value {
                 best_value = v;
                 best_move = Some(p);
@@ -1116,16 +1129,16 @@ impl<'a> Worker<'a> {
                         self.set_pv(ply, p);
                     }
                     if v >= beta {
-                        // Only quiet moves (no three or four made or stopped) teach the
-                        // history and killers; the board is back as it was before `p`.
-                        if board.p4(p, us) < Pattern4::HFlex3
-                            && board.p4(p, them) < Pattern4::EBlock4
-                        {
-                            self.reward(board, p, depth, ply);
+                        // Only quiet moves teach the history and killers.
+                        if quiet_move {
+                            self.reward(board, p, depth, ply, &quiets_tried);
                         }
                         break;
                     }
                 }
+            }
+            if quiet_move && quiets_tried.len() < quiets_tried.inline_size() {
+                quiets_tried.push(p);
             }
         }
         let bound = Bound::of(best_value, alpha_orig, beta);
@@ -1257,7 +1270,7 @@ impl<'a> Worker<'a> {
         tt_move: Option<Pos>,
         refuters: &Refuters,
     ) {
-        let c = board.side_to_move().idx();
+        let us = board.side_to_move();
         for m in moves.iter_mut() {
             if Some(m.pos) == tt_move {
                 m.score = i32::MAX;
@@ -1268,7 +1281,7 @@ impl<'a> Worker<'a> {
                 if refuters.counter == Some(m.pos) {
                     m.score += COUNTER_MOVE_BONUS;
                 }
-                m.score += self.tables.history[m.pos.idx()][c] / 64;
+                m.score += self.tables.history.order_bonus(m.pos, us);
             }
         }
     }
@@ -1284,10 +1297,11 @@ impl<'a> Worker<'a> {
         }
     }
 
-    fn reward(&mut self, board: &Board, p: Pos, depth: Depth, ply: i32) {
-        let c = board.side_to_move().idx();
-        let h = &mut self.tables.history[p.idx()][c];
-        *h = (*h + depth * depth).min(1 << 14);
+    /// The quiet move `p` refuted the node at `ply`, after the quiet moves `tried`.
+    fn reward(&mut self, board: &Board, p: Pos, depth: Depth, ply: i32, tried: &[Pos]) {
+        let us = board.side_to_move();
+        let c = us.idx();
+        self.tables.history.cutoff(p, tried, us, depth);
         if let Some(&(last, _)) = board.history().last() {
             self.tables.counter_moves[last.idx()][c] = Some(p);
         }
@@ -1529,7 +1543,7 @@ mod tests {
         let mut s = Worker::new(0, &tt, &mut tables, &shared, &limits, Instant::now());
         // White refutes black's (6,6) with (5,5) at ply 2. The moves are scored at ply 4,
         // whose killers are empty.
-        s.reward(&b, Pos::new(5, 5), 3, 2);
+        s.reward(&b, Pos::new(5, 5), 3, 2, &[]);
         let mut moves = unscored(&[(5, 5), (9, 9)]);
         s.score_moves(&b, &mut moves, None, &s.refuters(&b, 4));
         assert_eq!(moves[0].score - moves[1].score, COUNTER_MOVE_BONUS);
