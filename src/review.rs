@@ -512,7 +512,7 @@ mod tests {
         let mut text = Vec::new();
         run(&req, &mut text).unwrap();
         let text = String::from_utf8(text).unwrap();
-        // Move 3's own row carries the label (the summary lines name it anyway).
+        // Move 3's own row carries the label (the summary lines name every kind anyway).
         let row = text
             .lines()
             .find(|l| l.starts_with("  3  B    j12 "))

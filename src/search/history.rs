@@ -12,7 +12,7 @@
 use crate::types::{Color, Depth, Pos, NUM_CELLS};
 
 /// Scores stay within ±`MAX`.
-pub(super) const MAX: i32 = 1 << 14;
+const MAX: i32 = 1 << 14;
 /// A cutoff's bonus: depth², at most this.
 const MAX_BONUS: i32 = 1200;
 /// Move-ordering weight: the score divided by this (so at most ±256, against killers'
