@@ -114,13 +114,24 @@ static LMR: once_cell::sync::Lazy<[[Depth; 64]; 64]> = once_cell::sync::Lazy::ne
 /// plies left for its children. Nodes that are or were on the principal variation (the
 /// TT entry keeps the mark) reduce a ply less, and so does a refuter (one of
 /// this ply's killers or the counter move), which failed high in a sibling position and is
-/// likely to again.
-fn late_move_reduction(depth: Depth, new_depth: Depth, i: usize, pv: bool, refuter: bool) -> Depth {
+/// likely to again. A move that is reduced at all is then reduced `history` plies less
+/// (its history's `reduction_change`; negative: more).
+fn late_move_reduction(
+    depth: Depth,
+    new_depth: Depth,
+    i: usize,
+    pv: bool,
+    refuter: bool,
+    history: Depth,
+) -> Depth {
     if depth < 3 {
         return 0;
     }
     let r = LMR[(depth as usize).min(63)][(i + 1).min(63)] - pv as Depth - refuter as Depth;
-    r.clamp(0, new_depth - 1)
+    match r.clamp(0, new_depth - 1) {
+        0 => 0,
+        r => (r - history).clamp(0, new_depth - 1),
+    }
 }
 
 /// True if a non-PV node with estimate `eval` and `depth` plies to go is far enough above
@@ -1095,13 +1106,14 @@ impl<'a> Worker<'a> {
                 v = -self.search_node(board, -beta, -alpha, new_depth, ply + 1, pv);
             } else {
                 // Late moves are searched shallower first.
-                let r = late_move_reduction(depth, new_depth, i, was_pv, refuters.contains(p));
-                // A move whose history is good is reduced less, a bad one more.
-                let r = if r > 0 {
-                    (r - self.tables.history.reduction_change(p, us)).clamp(0, new_depth - 1)
-                } else {
-                    0
-                };
+                let r = late_move_reduction(
+                    depth,
+                    new_depth,
+                    i,
+                    was_pv,
+                    refuters.contains(p),
+                    self.tables.history.reduction_change(p, us),
+                );
                 v = -self.search_node(board, -alpha - 1, -alpha, new_depth - r, ply + 1, false);
                 if v > alpha && r > 0 && !self.aborted {
                     v = -self.search_node(board, -alpha - 1, -alpha, new_depth, ply + 1, false);
@@ -1626,12 +1638,18 @@ mod tests {
     #[test]
     fn a_refuter_is_reduced_a_ply_less_and_never_to_nothing() {
         // The 20th move at depth 8: 0.65 · ln 8 · ln 20 rounds to 4 plies.
-        assert_eq!(late_move_reduction(8, 7, 19, false, false), 4);
-        assert_eq!(late_move_reduction(8, 7, 19, false, true), 3);
-        assert_eq!(late_move_reduction(8, 7, 19, true, true), 2);
+        assert_eq!(late_move_reduction(8, 7, 19, false, false, 0), 4);
+        assert_eq!(late_move_reduction(8, 7, 19, false, true, 0), 3);
+        assert_eq!(late_move_reduction(8, 7, 19, true, true, 0), 2);
         // Shallow nodes are not reduced; a reduction leaves the child at least one ply.
-        assert_eq!(late_move_reduction(2, 1, 40, false, false), 0);
-        assert_eq!(late_move_reduction(40, 2, 60, false, false), 1);
-        assert_eq!(late_move_reduction(40, 2, 60, false, true), 1);
+        assert_eq!(late_move_reduction(2, 1, 40, false, false, 0), 0);
+        assert_eq!(late_move_reduction(40, 2, 60, false, false, 0), 1);
+        assert_eq!(late_move_reduction(40, 2, 60, false, true, 0), 1);
+        // The move's history: two plies less, two more (within the same bounds), and a
+        // move not reduced at all stays unreduced however bad its history.
+        assert_eq!(late_move_reduction(8, 7, 19, false, false, 2), 2);
+        assert_eq!(late_move_reduction(8, 7, 19, false, false, -2), 6);
+        assert_eq!(late_move_reduction(8, 7, 19, false, false, -4), 6);
+        assert_eq!(late_move_reduction(8, 7, 1, true, true, -2), 0);
     }
 }
