@@ -209,7 +209,7 @@ impl Searcher {
         } else {
             None
         };
-        let shared = Shared::new(&self.stop, busy);
+        let shared = Shared::new(&self.stop, busy, self.threads);
         let (tt, limits, shared) = (&self.tt, &limits, &shared);
         let (main_tables, helper_tables) = self.tables.split_first_mut().expect("one table");
         std::thread::scope(|scope| {

@@ -224,10 +224,16 @@ pub(super) struct Shared<'a> {
     pub main_depth: AtomicI32,
     /// The moves being searched, when there is more than one thread.
     pub busy: Option<&'a Busy>,
+    /// The number of threads searching.
+    pub threads: usize,
 }
 
 impl Shared<'_> {
-    pub(super) fn new<'a>(stop: &'a AtomicBool, busy: Option<&'a Busy>) -> Shared<'a> {
+    pub(super) fn new<'a>(
+        stop: &'a AtomicBool,
+        busy: Option<&'a Busy>,
+        threads: usize,
+    ) -> Shared<'a> {
         Shared {
             stop,
             done: AtomicBool::new(false),
@@ -238,6 +244,7 @@ impl Shared<'_> {
             deepest_depth: AtomicI32::new(0),
             main_depth: AtomicI32::new(0),
             busy,
+            threads: threads.max(1),
         }
     }
 }
@@ -853,11 +860,14 @@ impl<'a> Worker<'a> {
                 }
                 self.flush_nodes();
                 // Helpers keep to the node limit too, so that they do not run past it
-                // while the main thread is busy in its root threat check.
+                // while the main thread is busy in its root threat check, and each to its
+                // share of it: a main thread that the system runs less than the helpers
+                // still searches at least its share, and the answer is its own (a helper
+                // does not pass on a proven loss).
                 if let Some(n) = self.limits.max_nodes {
                     let total = self.shared.helper_nodes.load(Ordering::Relaxed)
                         + self.shared.main_nodes.load(Ordering::Relaxed);
-                    if total >= n {
+                    if total >= n || self.nodes >= n / self.shared.threads as u64 {
                         self.aborted = true;
                     }
                 }
@@ -1422,7 +1432,7 @@ mod tests {
         });
         let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, moves).unwrap();
         let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
-        let shared = Shared::new(&stop, None);
+        let shared = Shared::new(&stop, None, 1);
         let depth = deepest.as_ref().map_or(0, |f| f.depth);
         *shared.deepest.lock().unwrap() = deepest;
         shared.deepest_depth.store(depth, Ordering::Relaxed);
@@ -1466,7 +1476,7 @@ mod tests {
         let helper_choice = |kept: Option<Pos>| {
             let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, "7,7 8,8 8,6").unwrap();
             let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
-            let shared = Shared::new(&stop, None);
+            let shared = Shared::new(&stop, None, 1);
             let limits = Limits {
                 max_depth: Some(3),
                 ..Limits::default()
@@ -1491,7 +1501,7 @@ mod tests {
     #[test]
     fn a_helper_finishing_the_current_iteration_ends_it_at_the_next_poll() {
         let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
-        let (shared, limits) = (Shared::new(&stop, None), Limits::default());
+        let (shared, limits) = (Shared::new(&stop, None, 1), Limits::default());
         let mut w = Worker::new(0, &tt, &mut tables, &shared, &limits, Instant::now());
         w.supersede_at = Some(4);
         shared.deepest_depth.store(3, Ordering::Relaxed);
@@ -1506,9 +1516,28 @@ mod tests {
     }
 
     #[test]
+    fn a_helper_stops_at_its_share_of_a_node_limit() {
+        // The main thread of a two-thread search has not run yet (as when the system runs
+        // the helper first): the helper stops at half the limit, leaving the other half
+        // to the main thread, not at the whole limit.
+        const LIMIT: u64 = 40_000;
+        let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, "7,7 8,8 8,6").unwrap();
+        let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
+        let shared = Shared::new(&stop, None, 2);
+        let limits = Limits {
+            max_nodes: Some(LIMIT),
+            ..Limits::default()
+        };
+        Worker::new(1, &tt, &mut tables, &shared, &limits, Instant::now()).helper_search(&mut b);
+        let helper = shared.helper_nodes.load(Ordering::Relaxed);
+        // It polls every 64 nodes.
+        assert!((LIMIT / 2..LIMIT / 2 + 64).contains(&helper), "{helper}");
+    }
+
+    #[test]
     fn a_helper_behind_the_main_thread_drops_its_iteration() {
         let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
-        let (shared, limits) = (Shared::new(&stop, None), Limits::default());
+        let (shared, limits) = (Shared::new(&stop, None, 1), Limits::default());
         let mut w = Worker::new(1, &tt, &mut tables, &shared, &limits, Instant::now());
         // The helper is in iteration 3.
         w.supersede_at = Some(4);
@@ -1538,7 +1567,7 @@ mod tests {
             .find(|&p| p != win)
             .unwrap();
         tt.store(b.hash(), 0, 0, 1, Bound::Exact, Some(first), false);
-        let shared = Shared::new(&stop, Some(&busy));
+        let shared = Shared::new(&stop, Some(&busy), 2);
         let limits = Limits::default();
         let mut w = Worker::new(0, &tt, &mut tables, &shared, &limits, Instant::now());
         let depth = DEFER_MIN_DEPTH + 1;
@@ -1551,7 +1580,7 @@ mod tests {
     fn a_refutation_is_tried_early_after_the_same_move_only() {
         let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, "7,7 8,8 6,6").unwrap();
         let (tt, mut tables, stop) = (Tt::new(1 << 16), Tables::new(), AtomicBool::new(false));
-        let (shared, limits) = (Shared::new(&stop, None), Limits::default());
+        let (shared, limits) = (Shared::new(&stop, None, 1), Limits::default());
         let mut s = Worker::new(0, &tt, &mut tables, &shared, &limits, Instant::now());
         // White refutes black's (6,6) with (5,5) at ply 2. The moves are scored at ply 4,
         // whose killers are empty.
@@ -1589,7 +1618,7 @@ mod tests {
     fn node_value(moves: &str, pv: bool, depth: Option<Depth>) -> Value {
         let mut b = crate::bench::setup(Rule::Freestyle, 15, 15, moves).unwrap();
         let (tt, mut tables, stop) = (Tt::new(1 << 20), Tables::new(), AtomicBool::new(false));
-        let (shared, limits) = (Shared::new(&stop, None), Limits::default());
+        let (shared, limits) = (Shared::new(&stop, None, 1), Limits::default());
         let mut w = Worker::new(0, &tt, &mut tables, &shared, &limits, Instant::now());
         let (alpha, beta) = (-VALUE_INFINITE, VALUE_INFINITE);
         match depth {
