@@ -13,12 +13,11 @@ fn binary() -> Command {
     Command::new(env!("CARGO_BIN_EXE_pbrain-wuzi"))
 }
 
+#[path = "../src/scratch_files.rs"]
+mod scratch_files;
+
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wuzi-selfplay-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
+    scratch_files::fresh("selfplay-cli", name)
 }
 
 #[test]

@@ -498,12 +498,13 @@ mod tests {
         data::read(&other).unwrap().games.iter().for_each(check);
         // A missing file, or one that does not fit the rule, is a clear error.
         let missing = temp("missing.txt");
-        let err = run(&args(&with(&missing), &temp("x.wsp")), &mut Vec::new()).unwrap_err();
+        let (x, y) = (temp("x.wsp"), temp("y.wsp"));
+        let err = run(&args(&with(&missing), &x), &mut Vec::new()).unwrap_err();
         assert!(err.to_string().contains("cannot read"), "{err}");
         let renju = format!("{} --rule renju", with(&same_file));
-        let err = run(&args(&renju, &temp("y.wsp")), &mut Vec::new()).unwrap_err();
+        let err = run(&args(&renju, &y), &mut Vec::new()).unwrap_err();
         assert!(err.to_string().contains("renju takes 2"), "{err}");
-        assert!(!temp("x.wsp").exists() && !temp("y.wsp").exists());
+        assert!(!x.exists() && !y.exists());
     }
 
     #[test]

@@ -383,14 +383,15 @@ mod tests {
         let builtin = written("w-builtin.wsp", None);
         assert_eq!(builtin, written("w-same.wsp", Some(&same_file)));
         assert_ne!(builtin, written("w-flat.wsp", Some(&flat_file)));
+        let never = temp("w-never.wsp");
         let line = format!(
             "{} --out {} --weights {}",
             input.display(),
-            temp("w-never.wsp").display(),
+            never.display(),
             temp("w-missing.txt").display()
         );
         let err = run(&args(&line), &mut Vec::new()).unwrap_err().to_string();
         assert!(err.contains("cannot read"), "{err}");
-        assert!(!temp("w-never.wsp").exists());
+        assert!(!never.exists());
     }
 }
