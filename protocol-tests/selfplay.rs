@@ -208,6 +208,28 @@ fn self_play_then_training_writes_weights_that_fit_better() {
     assert_eq!(learned.sides.len(), 1);
     assert!(!learned.sides[0].is_empty(), "{text}");
 
+    // The evaluation's network learns from the same games, on top of the cell values,
+    // and writes a file that reads back as a network; the same run writes the same bytes.
+    let net = temp("net.txt");
+    let stdout = train_ok(&data, &net, &["--net", "--passes", "4"]);
+    assert_eq!(stdout.matches("pass ").count(), 4, "{stdout}");
+    let (before, after) = before_after(&stdout, "loss on training positions");
+    assert!(after < before, "{stdout}");
+    let text = std::fs::read_to_string(&net).unwrap();
+    assert!(
+        text.contains("written by `pbrain-wuzi train --net`"),
+        "{text}"
+    );
+    let learned = wuzi::pattern::net::NetFile::parse(&text).unwrap();
+    assert!(learned.out.iter().any(|&w| w != 0.0), "{text}");
+    train_ok(&data, &net, &["--net", "--passes", "4", "--force"]);
+    assert_eq!(std::fs::read_to_string(&net).unwrap(), text);
+    // Renju's colours have cell values of their own: no network for it yet.
+    let o = train(&data, &temp("renju-net.txt"), &["--net", "--rule", "renju"]);
+    assert!(!o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("not renju"), "{stderr}");
+
     // Positions one move off the games, searched, train the per-code values on top of
     // the compiled-in classes.
     let siblings = temp("siblings.wsp");

@@ -1,6 +1,8 @@
 //! The board: stones plus the incrementally updated pattern state of every cell.
 //! `make` and `undo` are the only writers of that state.
 
+use crate::pattern::class_of_packed as class;
+use crate::pattern::net::{pair, HIDDEN};
 use crate::pattern::{
     self, slot, Pattern, Pattern4, RuleTables, BLACK, CLASS_SHIFT, EMPTY, HALF, WALL, WHITE,
 };
@@ -140,6 +142,9 @@ pub struct Board {
     p4count: [[u16; Pattern4::COUNT]; 2],
     /// Per colour: the sum over empty cells of its codes' own and their values.
     value: [[i32; 2]; 2],
+    /// The evaluation network's row sums over empty cells (see `pattern::net`), with
+    /// black as the side to move, then with white; zero when the rule has no network.
+    acc: [[i32; HIDDEN]; 2],
     /// Per row: bit x set when cell x of the row has a stone within the stencil, and
     /// when it is empty. Candidates are the cells with both bits.
     near_rows: [u32; MAX_SIZE],
@@ -199,6 +204,7 @@ struct Frame {
     changes: u32,
     p4count: [[u16; Pattern4::COUNT]; 2],
     value: [[i32; 2]; 2],
+    acc: [[i32; HIDDEN]; 2],
     /// The stencil rows of `near_rows` before the move, from three rows above its cell
     /// (rows off the board unused): a stone only ever adds candidates, and its take-back
     /// puts these back.
@@ -233,6 +239,7 @@ impl Board {
             code: vec![[0; 2]; NUM_CELLS],
             p4count: [[0; Pattern4::COUNT]; 2],
             value: [[0; 2]; 2],
+            acc: [[0; HIDDEN]; 2],
             near_rows: [0; MAX_SIZE],
             empty_rows: [0; MAX_SIZE],
             span: vec![[(0, 0); 4]; NUM_CELLS],
@@ -458,6 +465,7 @@ impl Board {
             changes: self.changes.len() as u32,
             p4count: self.p4count,
             value: self.value,
+            acc: self.acc,
             near,
         });
         self.count_cell(p, -1);
@@ -504,6 +512,7 @@ impl Board {
         }
         self.p4count = frame.p4count;
         self.value = frame.value;
+        self.acc = frame.acc;
         for (i, &rows) in frame.near.iter().enumerate() {
             if let Some(row) = self.stencil_row(p, i) {
                 self.near_rows[row] = rows;
@@ -586,6 +595,30 @@ impl Board {
             self.value[ci][0] += (b[0] - a[0]) as i32;
             self.value[ci][1] += (b[1] - a[1]) as i32;
         }
+        if let Some(net) = self.tables.net() {
+            let (b, w) = (class(old[0]), class(old[1]));
+            let new = self.code[q];
+            let (nb, nw) = (class(new[0]), class(new[1]));
+            if (b, w) != (nb, nw) {
+                let (add, sub) = (net.row(pair(nb, nw)), net.row(pair(b, w)));
+                for (a, (x, y)) in self.acc[0].iter_mut().zip(add.iter().zip(sub)) {
+                    *a += x - y;
+                }
+                let (add, sub) = (net.row(pair(nw, nb)), net.row(pair(w, b)));
+                for (a, (x, y)) in self.acc[1].iter_mut().zip(add.iter().zip(sub)) {
+                    *a += x - y;
+                }
+            }
+        }
+    }
+
+    /// The evaluation network's correction for the side to move (0 when the rule has no
+    /// network).
+    #[inline]
+    pub fn net_value(&self) -> i32 {
+        self.tables
+            .net()
+            .map_or(0, |net| net.correction(&self.acc[self.side.idx()]))
     }
 
     /// Mark the cells within the stencil of a stone at `p` as near one; returns the
@@ -635,6 +668,14 @@ impl Board {
             self.value[ci][0] += delta * v[0] as i32;
             self.value[ci][1] += delta * v[1] as i32;
         }
+        if let Some(net) = self.tables.net() {
+            let [b, w] = self.code[p.idx()].map(class);
+            for (own, pair) in [(0, pair(b, w)), (1, pair(w, b))] {
+                for (a, x) in self.acc[own].iter_mut().zip(net.row(pair)) {
+                    *a += delta * x;
+                }
+            }
+        }
     }
 
     /// Debug builds: `check_counts` after every move and take-back in the unit tests, and
@@ -670,6 +711,18 @@ impl Board {
         }
         assert_eq!(self.p4count, count, "p4 histogram drifted");
         assert_eq!(self.value, value, "values drifted");
+        let mut acc = [[0i32; HIDDEN]; 2];
+        if let Some(net) = self.tables.net() {
+            for p in self.cells().filter(|&p| self.is_empty(p)) {
+                let (b, w) = (self.p4(p, Color::Black), self.p4(p, Color::White));
+                for (own, pair) in [(0, pair(b, w)), (1, pair(w, b))] {
+                    for (a, x) in acc[own].iter_mut().zip(net.row(pair)) {
+                        *a += x;
+                    }
+                }
+            }
+        }
+        assert_eq!(self.acc, acc, "network sums drifted");
     }
 
     /// Compare the whole incremental state with a rebuild from the stones.
@@ -690,6 +743,7 @@ impl Board {
         }
         assert_eq!(self.p4count, fresh.p4count, "p4 histogram drifted");
         assert_eq!(self.value, fresh.value, "values drifted");
+        assert_eq!(self.acc, fresh.acc, "network sums drifted");
         assert_eq!(self.near_rows, fresh.near_rows, "candidate bits drifted");
         for p in self.cells() {
             let bit = |rows: &[u32; MAX_SIZE]| rows[p.y()] >> p.x() & 1 == 1;

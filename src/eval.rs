@@ -7,14 +7,16 @@ use crate::types::{Color, Pos, Value};
 
 /// Evaluation of the position for the side to move (positive = good for it): every empty
 /// cell's value by its pattern codes, the side to move's own values less the other side's
-/// their values, plus the tempo bonus and the threat term of the position's threat mask.
-/// The weights are the rule's file in `src/pattern/weights/`, and the board keeps the
-/// sums up to date move by move.
+/// their values, plus the tempo bonus, the threat term of the position's threat mask and
+/// the network's correction (`pattern::net`, where the rule has one). The weights are the
+/// rule's files in `src/pattern/weights/`, and the board keeps the sums up to date move
+/// by move.
 pub fn evaluate(board: &Board) -> Value {
     let us = board.side_to_move();
     board.value_sum(us, OWN) - board.value_sum(us.opp(), THEIR)
         + board.tempo()
         + board.threat_value(threat_mask(board))
+        + board.net_value()
 }
 
 /// Which kinds of threat point (`weights::THREAT_GROUPS`) each side has: the side to

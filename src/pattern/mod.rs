@@ -10,6 +10,7 @@
 // The generator itself runs in the build script; in the library only the tests run it.
 #[cfg_attr(not(test), allow(dead_code))]
 mod lines;
+pub mod net;
 mod pcode;
 pub mod policy;
 pub mod weights;
@@ -203,6 +204,8 @@ pub struct RuleTables {
     threat: [[i32; weights::THREAT_MASKS]; 2],
     /// Per colour and pattern code: the move-ordering scores, own and their (see `policy`).
     order: [Vec<[i32; 2]>; 2],
+    /// The evaluation's network, if the rule has one (see `net`).
+    net: Option<net::Net>,
 }
 
 impl RuleTables {
@@ -214,6 +217,16 @@ impl RuleTables {
     /// The tables of `rule` with evaluation weights `w` (which must hold the rule's number
     /// of sides, see `weights::sides`).
     pub fn with_weights(rule: Rule, w: &weights::Weights) -> RuleTables {
+        RuleTables::with_weights_and_net(rule, w, net::builtin(rule).as_ref())
+    }
+
+    /// The tables of `rule` with evaluation weights `w` and network `net` (none: the cell
+    /// values alone).
+    pub fn with_weights_and_net(
+        rule: Rule,
+        w: &weights::Weights,
+        net: Option<&net::NetFile>,
+    ) -> RuleTables {
         let (line, shift, mask) = LINE_TABLES[rule.idx()];
         let colours: &[bool] = if rule == Rule::Renju {
             &[true, false]
@@ -245,6 +258,7 @@ impl RuleTables {
             tempo: w.tempo,
             threat: [Color::Black, Color::White].map(|c| w.threat_table(c)),
             order: [Color::Black, Color::White].map(|c| order.table(rule, c)),
+            net: net.map(net::NetFile::quantize),
         }
     }
 
@@ -291,6 +305,12 @@ impl RuleTables {
     #[inline]
     pub fn order_of(&self, code: u16, color: Color) -> [i32; 2] {
         self.order[color.idx()][code as usize]
+    }
+
+    /// The evaluation's network, if the rule has one.
+    #[inline]
+    pub fn net(&self) -> Option<&net::Net> {
+        self.net.as_ref()
     }
 
     /// The evaluation's bonus for the side to move.

@@ -161,7 +161,7 @@ fn pattern_named(s: &str) -> Option<Pattern> {
         .find(|p| format!("{p:?}") == s)
 }
 
-fn class_named(s: &str) -> Option<Pattern4> {
+pub(crate) fn class_named(s: &str) -> Option<Pattern4> {
     (0..Pattern4::COUNT as u8)
         .map(Pattern4::from_u8)
         .find(|p| format!("{p:?}") == s)

@@ -10,6 +10,7 @@
 //! the moves the search chose (`policy`).
 
 mod fit;
+mod net;
 mod policy;
 pub(crate) mod samples;
 
@@ -88,6 +89,14 @@ pub struct Args {
     /// of the softmax's.
     #[arg(long)]
     pub pairwise: bool,
+    /// Fit the evaluation's network (a `src/pattern/weights/*-net.txt` file) instead:
+    /// the correction on top of the cell values (the compiled-in ones, or --from's).
+    /// --lambda, --scale and --hold-out apply; the network always starts afresh.
+    #[arg(long, conflicts_with = "policy")]
+    pub net: bool,
+    /// With --net: passes over the data.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub passes: u64,
 }
 
 /// A number from `lo` to `hi`.
@@ -121,6 +130,8 @@ pub struct Report {
 pub fn command(args: &Args, progress: &mut dyn Write) -> anyhow::Result<()> {
     if args.policy {
         run_policy(args, progress)
+    } else if args.net {
+        run_net(args, progress)
     } else {
         run(args, progress).map(drop)
     }
@@ -278,6 +289,89 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.out.display()))?;
     writeln!(progress, "wrote {}", args.out.display())?;
     Ok(report)
+}
+
+/// Read the data, fit the evaluation's network on top of the cell values and write it.
+pub fn run_net(args: &Args, progress: &mut dyn Write) -> anyhow::Result<()> {
+    let cells = starting_file(args, Weights::parse)?.unwrap_or_else(|| weights::builtin(args.rule));
+    anyhow::ensure!(
+        cells.sides.len() == 1,
+        "a network is for rules with one set of cell values for both colours, not renju"
+    );
+    let tables = std::sync::Arc::new(pattern::RuleTables::with_weights_and_net(
+        args.rule, &cells, None,
+    ));
+    let mut set = net::Positions::default();
+    let mut tally = samples::Tally::default();
+    for_each_file(args, progress, &mut |games| {
+        set.add(
+            games,
+            args.rule,
+            &tables,
+            (args.lambda, args.scale, args.hold_out),
+            &mut tally,
+        )
+    })?;
+    writeln!(
+        progress,
+        "{} games of this rule ({} of others skipped), {} positions, {} of them quiet",
+        tally.games,
+        tally.other_rule,
+        tally.positions,
+        tally.positions - tally.left_out
+    )?;
+    anyhow::ensure!(
+        !set.is_empty(),
+        "no quiet position of this rule to train on"
+    );
+    let fitted = net::fit(
+        &set,
+        args.passes as usize,
+        args.scale,
+        &mut |pass, train, held| {
+            let held = held.map_or(String::new(), |h| format!(", held-out games {h:.5}"));
+            let _ = writeln!(
+                progress,
+                "pass {}: training loss {train:.5}{held}",
+                pass + 1
+            );
+        },
+    );
+    let held = fitted.held.map_or(String::new(), |(b, a)| {
+        format!(", on held-out games {b:.5} -> {a:.5}")
+    });
+    writeln!(
+        progress,
+        "loss on training positions {:.5} -> {:.5}{held}",
+        fitted.train.0, fitted.train.1
+    )?;
+    let data: Vec<String> = args.data.iter().map(|p| p.display().to_string()).collect();
+    let header = format!(
+        "Wuzi's evaluation network for rule {} ({}), written by `pbrain-wuzi train --net`\n\
+         from {} ({} games, {} quiet positions),\n\
+         on the cell values of {}, lambda {}, {} passes, scale {}.\n\
+         Loss by the cell values alone, then with the network: on training positions\n\
+         {:.5} -> {:.5}{held}.",
+        args.rule.protocol(),
+        args.rule.name(),
+        data.join(", "),
+        tally.games,
+        set.len(),
+        args.from
+            .as_ref()
+            .map_or("the compiled-in weights".to_string(), |p| p
+                .display()
+                .to_string()),
+        args.lambda,
+        args.passes,
+        args.scale,
+        fitted.train.0,
+        fitted.train.1,
+    );
+    std::fs::write(&args.out, fitted.net.to_text(&header))
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.out.display()))?;
+    writeln!(progress, "wrote {}", args.out.display())?;
+    Ok(())
 }
 
 /// Read the data, fit the move-ordering scores and write them.

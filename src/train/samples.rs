@@ -4,9 +4,10 @@
 use crate::board::Board;
 use crate::eval::threat_mask;
 use crate::pattern::weights::{sides, OWN, THEIR, THREAT_MASKS};
-use crate::pattern::{Pattern4, NUM_PCODES};
+use crate::pattern::{tables, Pattern4, RuleTables, NUM_PCODES};
 use crate::selfplay::data::{Game, Label, Outcome};
 use crate::types::{Color, Rule};
+use std::sync::Arc;
 
 /// What a parameter of the evaluation is: a pattern code's own or their value, for one
 /// colour's weights (`side` 0, or renju's 0 black and 1 white).
@@ -128,15 +129,7 @@ impl Samples {
                     return false;
                 }
                 let us = board.side_to_move();
-                let result = match (game.outcome, us) {
-                    (Outcome::Draw, _) => 0.5,
-                    (Outcome::BlackWon, Color::Black) | (Outcome::WhiteWon, Color::White) => 1.0,
-                    _ => 0.0,
-                };
-                // A proven value counts as all but sure: MATE_UNITS on the curve.
-                let sure = MATE_UNITS * scale;
-                let value = (label.value as f64).clamp(-sure, sure);
-                let target = lambda * result + (1.0 - lambda) * win_probability(value, scale);
+                let target = target(game, us, label, lambda, scale);
                 let sides = [side_of(us), side_of(us.opp())];
                 let parent = parent_key(board);
                 self.push(board, sides, target, held, parent);
@@ -209,6 +202,21 @@ impl Samples {
     }
 }
 
+/// The win probability a position of `game` with `us` to move should evaluate to: the
+/// game's result (weight `lambda`) mixed with the search's value `label`, both on the
+/// logistic curve of `scale`.
+pub(crate) fn target(game: &Game, us: Color, label: &Label, lambda: f64, scale: f64) -> f64 {
+    let result = match (game.outcome, us) {
+        (Outcome::Draw, _) => 0.5,
+        (Outcome::BlackWon, Color::Black) | (Outcome::WhiteWon, Color::White) => 1.0,
+        _ => 0.0,
+    };
+    // A proven value counts as all but sure: MATE_UNITS on the curve.
+    let sure = MATE_UNITS * scale;
+    let value = (label.value as f64).clamp(-sure, sure);
+    lambda * result + (1.0 - lambda) * win_probability(value, scale)
+}
+
 /// Replay the games of `rule` and show `visit` every searched position: the board before
 /// the move, the game, the search's label and whether the game is held out (every
 /// `hold_out`-th game of the rule, if not 0). `visit` returns whether the fit uses the
@@ -221,6 +229,18 @@ pub fn replay(
     tally: &mut Tally,
     visit: &mut dyn FnMut(&mut Board, &Game, &Label, bool) -> bool,
 ) -> anyhow::Result<()> {
+    replay_on(games, rule, tables(rule), hold_out, tally, visit)
+}
+
+/// `replay` on boards that evaluate with `tables` (made for `rule`).
+pub fn replay_on(
+    games: &[Game],
+    rule: Rule,
+    tables: &Arc<RuleTables>,
+    hold_out: usize,
+    tally: &mut Tally,
+    visit: &mut dyn FnMut(&mut Board, &Game, &Label, bool) -> bool,
+) -> anyhow::Result<()> {
     for (g, game) in games.iter().enumerate() {
         if game.rule != rule {
             tally.other_rule += 1;
@@ -228,7 +248,7 @@ pub fn replay(
         }
         tally.games += 1;
         let held = hold_out > 0 && tally.games.is_multiple_of(hold_out);
-        let mut board = Board::new(game.width, game.height, rule)?;
+        let mut board = Board::with_tables(game.width, game.height, rule, tables.clone())?;
         for (i, &m) in game.moves.iter().enumerate() {
             if let Some(label) = i.checked_sub(game.opening).and_then(|k| game.labels.get(k)) {
                 tally.positions += 1;

@@ -303,7 +303,8 @@ mod tests {
                 *v = -*v;
             }
         }
-        let upside_down = Arc::new(RuleTables::with_weights(rule, &upside_down));
+        // (And no network: the compiled-in one corrects the compiled-in values.)
+        let upside_down = Arc::new(RuleTables::with_weights_and_net(rule, &upside_down, None));
         let a = args("--nodes 20000 --out unused");
         let opening = [Pos::new(7, 7), Pos::new(8, 8)];
         assert_eq!(
