@@ -203,18 +203,7 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Report> {
             &mut tally,
         )
     })?;
-    writeln!(
-        progress,
-        "{} games of this rule ({} of others skipped), {} positions, {} of them quiet",
-        tally.games,
-        tally.other_rule,
-        tally.positions,
-        tally.positions - tally.left_out
-    )?;
-    anyhow::ensure!(
-        !set.is_empty(),
-        "no quiet position of this rule to train on"
-    );
+    tally.report(progress, "quiet", set.is_empty())?;
     let settings = fit::Settings {
         iterations: args.iterations as usize,
         rate: args.rate,
@@ -312,18 +301,7 @@ pub fn run_net(args: &Args, progress: &mut dyn Write) -> anyhow::Result<()> {
             &mut tally,
         )
     })?;
-    writeln!(
-        progress,
-        "{} games of this rule ({} of others skipped), {} positions, {} of them quiet",
-        tally.games,
-        tally.other_rule,
-        tally.positions,
-        tally.positions - tally.left_out
-    )?;
-    anyhow::ensure!(
-        !set.is_empty(),
-        "no quiet position of this rule to train on"
-    );
+    tally.report(progress, "quiet", set.is_empty())?;
     let fitted = net::fit(
         &set,
         args.passes as usize,
@@ -383,18 +361,7 @@ pub fn run_policy(args: &Args, progress: &mut dyn Write) -> anyhow::Result<()> {
     for_each_file(args, progress, &mut |games| {
         set.add(games, args.rule, args.hold_out, &mut tally)
     })?;
-    writeln!(
-        progress,
-        "{} games of this rule ({} of others skipped), {} positions, {} of them ordered",
-        tally.games,
-        tally.other_rule,
-        tally.positions,
-        tally.positions - tally.left_out
-    )?;
-    anyhow::ensure!(
-        !set.is_empty(),
-        "no ordered position of this rule to train on"
-    );
+    tally.report(progress, "ordered", set.is_empty())?;
     let mut model = policy::Model::new(&start, args.rule);
     match args.temperature {
         Some(t) => model.temperature = t,

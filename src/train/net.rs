@@ -8,7 +8,8 @@
 //! shuffle and the starting values come from a fixed seed and every sum runs in one
 //! order, so a run is repeatable to the bit.
 
-use super::samples::{quiet, replay_on, target, Spans, Tally};
+use super::samples::{replay_quiet, Spans, Tally};
+use crate::board::Board;
 use crate::eval;
 use crate::pattern::net::{pair, NetFile, HIDDEN, PAIRS};
 use crate::pattern::RuleTables;
@@ -41,44 +42,34 @@ const OUT_RATE: f32 = 100.0;
 
 impl Positions {
     /// Add the quiet positions of `games` under `rule`, evaluated with `tables` (the cell
-    /// values the network corrects, with no network of their own).
+    /// values the network corrects, with no network of their own); `targets` is
+    /// (lambda, scale, hold-out) as `samples::replay_quiet` takes them.
     pub fn add(
         &mut self,
         games: &[Game],
         rule: Rule,
         tables: &Arc<RuleTables>,
-        (lambda, scale, hold_out): (f64, f64, usize),
+        targets: (f64, f64, usize),
         tally: &mut Tally,
     ) -> anyhow::Result<()> {
         let mut counts = [0u16; PAIRS];
-        replay_on(
-            games,
-            rule,
-            tables,
-            hold_out,
-            tally,
-            &mut |b, game, label, held| {
-                if !quiet(b) {
-                    return false;
+        let mut visit = |b: &mut Board, target: f64, held: bool| {
+            let us = b.side_to_move();
+            counts.fill(0);
+            for p in b.cells().filter(|&p| b.is_empty(p)) {
+                counts[pair(b.p4(p, us), b.p4(p, us.opp()))] += 1;
+            }
+            for (i, &n) in counts.iter().enumerate().skip(1) {
+                if n > 0 {
+                    self.pair.push(i as u16);
+                    self.count.push(n as f32 * INPUT);
                 }
-                let us = b.side_to_move();
-                counts.fill(0);
-                for p in b.cells().filter(|&p| b.is_empty(p)) {
-                    counts[pair(b.p4(p, us), b.p4(p, us.opp()))] += 1;
-                }
-                for (i, &n) in counts.iter().enumerate().skip(1) {
-                    if n > 0 {
-                        self.pair.push(i as u16);
-                        self.count.push(n as f32 * INPUT);
-                    }
-                }
-                self.spans.close(self.pair.len(), held);
-                self.base.push(eval::evaluate(b) as f32);
-                self.target
-                    .push(target(game, us, label, lambda, scale) as f32);
-                true
-            },
-        )
+            }
+            self.spans.close(self.pair.len(), held);
+            self.base.push(eval::evaluate(b) as f32);
+            self.target.push(target as f32);
+        };
+        replay_quiet(games, rule, tables, targets, tally, &mut visit)
     }
 
     /// Number of positions.

@@ -99,6 +99,28 @@ pub struct Tally {
     pub left_out: usize,
 }
 
+impl Tally {
+    /// Say what the data held (`used` names the positions a fit uses: "quiet", ...), and
+    /// refuse data with none of them (`none`).
+    pub fn report(
+        &self,
+        progress: &mut dyn std::io::Write,
+        used: &str,
+        none: bool,
+    ) -> anyhow::Result<()> {
+        writeln!(
+            progress,
+            "{} games of this rule ({} of others skipped), {} positions, {} of them {used}",
+            self.games,
+            self.other_rule,
+            self.positions,
+            self.positions - self.left_out
+        )?;
+        anyhow::ensure!(!none, "no {used} position of this rule to train on");
+        Ok(())
+    }
+}
+
 /// The probability that the side to move wins, as a value's logistic curve.
 pub fn win_probability(v: f64, scale: f64) -> f64 {
     1.0 / (1.0 + (-v / scale).exp())
@@ -119,23 +141,14 @@ impl Samples {
     ) -> anyhow::Result<()> {
         let sides = sides(rule);
         let side_of = |c: Color| c.idx().min(sides - 1);
-        replay(
-            games,
-            rule,
-            hold_out,
-            tally,
-            &mut |board, game, label, held| {
-                if !quiet(board) {
-                    return false;
-                }
-                let us = board.side_to_move();
-                let target = target(game, us, label, lambda, scale);
-                let sides = [side_of(us), side_of(us.opp())];
-                let parent = parent_key(board);
-                self.push(board, sides, target, held, parent);
-                true
-            },
-        )
+        let mut visit = |board: &mut Board, target: f64, held: bool| {
+            let us = board.side_to_move();
+            let sides = [side_of(us), side_of(us.opp())];
+            let parent = parent_key(board);
+            self.push(board, sides, target, held, parent);
+        };
+        let targets = (lambda, scale, hold_out);
+        replay_quiet(games, rule, tables(rule), targets, tally, &mut visit)
     }
 
     fn push(
@@ -205,7 +218,7 @@ impl Samples {
 /// The win probability a position of `game` with `us` to move should evaluate to: the
 /// game's result (weight `lambda`) mixed with the search's value `label`, both on the
 /// logistic curve of `scale`.
-pub(crate) fn target(game: &Game, us: Color, label: &Label, lambda: f64, scale: f64) -> f64 {
+fn target(game: &Game, us: Color, label: &Label, lambda: f64, scale: f64) -> f64 {
     let result = match (game.outcome, us) {
         (Outcome::Draw, _) => 0.5,
         (Outcome::BlackWon, Color::Black) | (Outcome::WhiteWon, Color::White) => 1.0,
@@ -230,6 +243,37 @@ pub fn replay(
     visit: &mut dyn FnMut(&mut Board, &Game, &Label, bool) -> bool,
 ) -> anyhow::Result<()> {
     replay_on(games, rule, tables(rule), hold_out, tally, visit)
+}
+
+/// `replay_on` for the evaluation's fits: `visit` sees the quiet positions only, each
+/// with the target of `lambda` and `scale` (see `target`) and whether it is held out
+/// (every `hold_out`-th game).
+pub fn replay_quiet(
+    games: &[Game],
+    rule: Rule,
+    tables: &Arc<RuleTables>,
+    (lambda, scale, hold_out): (f64, f64, usize),
+    tally: &mut Tally,
+    visit: &mut dyn FnMut(&mut Board, f64, bool),
+) -> anyhow::Result<()> {
+    replay_on(
+        games,
+        rule,
+        tables,
+        hold_out,
+        tally,
+        &mut |board, game, label, held| {
+            if !quiet(board) {
+                return false;
+            }
+            visit(
+                board,
+                target(game, board.side_to_move(), label, lambda, scale),
+                held,
+            );
+            true
+        },
+    )
 }
 
 /// `replay` on boards that evaluate with `tables` (made for `rule`).
