@@ -285,8 +285,9 @@ pub fn fit(
 mod tests {
     use super::*;
     use crate::pattern::weights;
-    use crate::selfplay::data::{Label, Outcome};
-    use crate::types::{Pos, Value};
+    use crate::selfplay::data::Outcome;
+    use crate::train::samples::tests::game;
+    use crate::types::Value;
 
     /// Games where whoever makes an open three first wins, the searches saying so.
     fn games() -> Vec<Game> {
@@ -295,12 +296,12 @@ mod tests {
             let row = 3 + g % 9;
             let far = 13 - g % 5;
             // Black builds three on `row`; white plays along column `far`, away.
-            let moves: Vec<Pos> = (0..6)
+            let moves: Vec<(usize, usize)> = (0..6)
                 .map(|i| {
                     if i % 2 == 0 {
-                        Pos::new(4 + i / 2, row)
+                        (4 + i / 2, row)
                     } else {
-                        Pos::new(far, 1 + 2 * (i / 2) + g % 3)
+                        (far, 1 + 2 * (i / 2) + g % 3)
                     }
                 })
                 .collect();
@@ -313,19 +314,7 @@ mod tests {
                     }
                 })
                 .collect();
-            out.push(Game {
-                rule: Rule::Freestyle,
-                width: 15,
-                height: 15,
-                outcome: Outcome::BlackWon,
-                labels: values
-                    .iter()
-                    .zip(&moves)
-                    .map(|(&value, &best)| Label { value, best })
-                    .collect(),
-                opening: 0,
-                moves,
-            });
+            out.push(game(&moves, &values, Outcome::BlackWon));
         }
         out
     }

@@ -337,12 +337,13 @@ pub(crate) fn quiet(board: &Board) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::selfplay::data::Label;
     use crate::types::{Pos, Value, VALUE_MATE};
 
-    fn game(moves: &[(usize, usize)], values: &[Value], outcome: Outcome) -> Game {
+    /// A freestyle game on 15x15 of `moves` with the searches' `values`, no opening.
+    pub(crate) fn game(moves: &[(usize, usize)], values: &[Value], outcome: Outcome) -> Game {
         let moves: Vec<Pos> = moves.iter().map(|&(x, y)| Pos::new(x, y)).collect();
         Game {
             rule: Rule::Freestyle,
