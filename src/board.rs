@@ -2,7 +2,7 @@
 //! `make` and `undo` are the only writers of that state.
 
 use crate::pattern::class_of_packed as class;
-use crate::pattern::net::{pair, HIDDEN};
+use crate::pattern::net::{pair, Net, HIDDEN};
 use crate::pattern::{
     self, slot, Pattern, Pattern4, RuleTables, BLACK, CLASS_SHIFT, EMPTY, HALF, WALL, WHITE,
 };
@@ -160,6 +160,8 @@ pub struct Board {
     /// and the histogram before it.
     changes: Vec<Change>,
     frames: Vec<Frame>,
+    /// Per move, when the rule has a network: its sums before the move.
+    acc_frames: Vec<[[i32; HIDDEN]; 2]>,
 }
 
 /// Iterator over a board's candidate cells, row by row (see `Board::candidates`).
@@ -204,7 +206,6 @@ struct Frame {
     changes: u32,
     p4count: [[u16; Pattern4::COUNT]; 2],
     value: [[i32; 2]; 2],
-    acc: [[i32; HIDDEN]; 2],
     /// The stencil rows of `near_rows` before the move, from three rows above its cell
     /// (rows off the board unused): a stone only ever adds candidates, and its take-back
     /// puts these back.
@@ -248,6 +249,7 @@ impl Board {
             history: Vec::with_capacity(width * height),
             changes: Vec::new(),
             frames: Vec::new(),
+            acc_frames: Vec::new(),
         };
         for y in 0..height {
             for x in 0..width {
@@ -465,9 +467,12 @@ impl Board {
             changes: self.changes.len() as u32,
             p4count: self.p4count,
             value: self.value,
-            acc: self.acc,
             near,
         });
+        // Only a rule with a network keeps sums to save.
+        if self.tables.net().is_some() {
+            self.acc_frames.push(self.acc);
+        }
         self.count_cell(p, -1);
         let code = if c == Color::Black { BLACK } else { WHITE };
         self.cells[p.idx()] = code;
@@ -512,7 +517,9 @@ impl Board {
         }
         self.p4count = frame.p4count;
         self.value = frame.value;
-        self.acc = frame.acc;
+        if self.tables.net().is_some() {
+            self.acc = self.acc_frames.pop().expect("sums saved per move");
+        }
         for (i, &rows) in frame.near.iter().enumerate() {
             if let Some(row) = self.stencil_row(p, i) {
                 self.near_rows[row] = rows;
@@ -596,18 +603,10 @@ impl Board {
             self.value[ci][1] += (b[1] - a[1]) as i32;
         }
         if let Some(net) = self.tables.net() {
-            let (b, w) = (class(old[0]), class(old[1]));
             let new = self.code[q];
-            let (nb, nw) = (class(new[0]), class(new[1]));
-            if (b, w) != (nb, nw) {
-                let (add, sub) = (net.row(pair(nb, nw)), net.row(pair(b, w)));
-                for (a, (x, y)) in self.acc[0].iter_mut().zip(add.iter().zip(sub)) {
-                    *a += x - y;
-                }
-                let (add, sub) = (net.row(pair(nw, nb)), net.row(pair(w, b)));
-                for (a, (x, y)) in self.acc[1].iter_mut().zip(add.iter().zip(sub)) {
-                    *a += x - y;
-                }
+            if old.map(class) != new.map(class) {
+                add_rows(&mut self.acc, net, old, -1);
+                add_rows(&mut self.acc, net, new, 1);
             }
         }
     }
@@ -669,12 +668,7 @@ impl Board {
             self.value[ci][1] += delta * v[1] as i32;
         }
         if let Some(net) = self.tables.net() {
-            let [b, w] = self.code[p.idx()].map(class);
-            for (own, pair) in [(0, pair(b, w)), (1, pair(w, b))] {
-                for (a, x) in self.acc[own].iter_mut().zip(net.row(pair)) {
-                    *a += delta * x;
-                }
-            }
+            add_rows(&mut self.acc, net, self.code[p.idx()], delta);
         }
     }
 
@@ -714,12 +708,7 @@ impl Board {
         let mut acc = [[0i32; HIDDEN]; 2];
         if let Some(net) = self.tables.net() {
             for p in self.cells().filter(|&p| self.is_empty(p)) {
-                let (b, w) = (self.p4(p, Color::Black), self.p4(p, Color::White));
-                for (own, pair) in [(0, pair(b, w)), (1, pair(w, b))] {
-                    for (a, x) in acc[own].iter_mut().zip(net.row(pair)) {
-                        *a += x;
-                    }
-                }
+                add_rows(&mut acc, net, self.code[p.idx()], 1);
             }
         }
         assert_eq!(self.acc, acc, "network sums drifted");
@@ -847,6 +836,18 @@ impl Board {
         }
         b.set_side_to_move(to_move);
         Ok(b)
+    }
+}
+
+/// Add `sign` times the network rows of an empty cell with codes `codes` (black's, white's)
+/// to the sums `acc` (black to move, then white).
+#[inline]
+fn add_rows(acc: &mut [[i32; HIDDEN]; 2], net: &Net, codes: [u16; 2], sign: i32) {
+    let [b, w] = codes.map(class);
+    for (sums, pair) in acc.iter_mut().zip([pair(b, w), pair(w, b)]) {
+        for (a, x) in sums.iter_mut().zip(net.row(pair)) {
+            *a += sign * x;
+        }
     }
 }
 

@@ -81,6 +81,13 @@ pub fn builtin(rule: Rule) -> Option<NetFile> {
     FILES[rule.idx()].map(|t| NetFile::parse(t).expect("the compiled-in network parses"))
 }
 
+fn number(w: &str) -> anyhow::Result<f32> {
+    w.parse::<f32>()
+        .ok()
+        .filter(|x| x.is_finite() && x.abs() < 1e6)
+        .ok_or_else(|| anyhow!("not a number: {w}"))
+}
+
 fn values(words: &[&str]) -> anyhow::Result<[f32; HIDDEN]> {
     ensure!(
         words.len() == HIDDEN,
@@ -89,11 +96,7 @@ fn values(words: &[&str]) -> anyhow::Result<[f32; HIDDEN]> {
     );
     let mut v = [0.0; HIDDEN];
     for (x, w) in v.iter_mut().zip(words) {
-        *x = w
-            .parse::<f32>()
-            .ok()
-            .filter(|x| x.is_finite() && x.abs() < 1e6)
-            .ok_or_else(|| anyhow!("not a number: {w}"))?;
+        *x = number(w)?;
     }
     Ok(v)
 }
@@ -157,7 +160,7 @@ impl NetFile {
                     "offset" => {
                         once(&mut offset)?;
                         net.offset = match words[1..] {
-                            [v] => values(&[v; HIDDEN])?[0],
+                            [v] => number(v)?,
                             _ => bail!("expected one value"),
                         };
                     }

@@ -284,7 +284,7 @@ pub fn fit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pattern::weights;
+    use crate::pattern::{weights, Pattern4};
     use crate::selfplay::data::Outcome;
     use crate::train::samples::tests::game;
     use crate::types::Value;
@@ -324,7 +324,7 @@ mod tests {
         // Cell values that say nothing: every position evaluates to the tempo alone.
         let mut w = weights::builtin(Rule::Freestyle);
         for side in w.sides.iter_mut() {
-            *side = weights::SideWeights::classes([[0; 2]; crate::pattern::Pattern4::COUNT]);
+            *side = weights::SideWeights::classes([[0; 2]; Pattern4::COUNT]);
         }
         w.tempo = 0;
         let tables = Arc::new(RuleTables::with_weights_and_net(Rule::Freestyle, &w, None));
@@ -344,17 +344,13 @@ mod tests {
         let fitted = fit(&set, 20, 200.0, &mut |_, _, _| passes += 1);
         assert_eq!(passes, 20);
         let (before, after) = fitted.held.expect("held-out games");
-        eprintln!("{before} -> {after} {:?}", fitted.train);
         assert!(after < before - 0.05, "{before} -> {after}");
         assert!(fitted.train.1 < fitted.train.0 - 0.05, "{:?}", fitted.train);
         // Repeatable to the bit.
         let again = fit(&set, 20, 200.0, &mut |_, _, _| {});
         assert_eq!(again.net.to_text(""), fitted.net.to_text(""));
         // Pairs no position has keep a zero row.
-        let never = pair(
-            crate::pattern::Pattern4::AFive,
-            crate::pattern::Pattern4::AFive,
-        );
+        let never = pair(Pattern4::AFive, Pattern4::AFive);
         assert_eq!(fitted.net.rows[never], [0.0; HIDDEN]);
     }
 }
