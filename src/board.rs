@@ -605,8 +605,7 @@ impl Board {
         if let Some(net) = self.tables.net() {
             let new = self.code[q];
             if old.map(class) != new.map(class) {
-                add_rows(&mut self.acc, net, old, -1);
-                add_rows(&mut self.acc, net, new, 1);
+                swap_rows(&mut self.acc, net, old, new);
             }
         }
     }
@@ -668,7 +667,7 @@ impl Board {
             self.value[ci][1] += delta * v[1] as i32;
         }
         if let Some(net) = self.tables.net() {
-            add_rows(&mut self.acc, net, self.code[p.idx()], delta);
+            add_rows(&mut self.acc, net, self.code[p.idx()], delta > 0);
         }
     }
 
@@ -708,7 +707,7 @@ impl Board {
         let mut acc = [[0i32; HIDDEN]; 2];
         if let Some(net) = self.tables.net() {
             for p in self.cells().filter(|&p| self.is_empty(p)) {
-                add_rows(&mut acc, net, self.code[p.idx()], 1);
+                add_rows(&mut acc, net, self.code[p.idx()], true);
             }
         }
         assert_eq!(self.acc, acc, "network sums drifted");
@@ -839,14 +838,38 @@ impl Board {
     }
 }
 
-/// Add `sign` times the network rows of an empty cell with codes `codes` (black's, white's)
-/// to the sums `acc` (black to move, then white).
+/// The network rows of an empty cell with codes `codes` (black's, white's) for the sums
+/// with black to move, then with white to move.
 #[inline]
-fn add_rows(acc: &mut [[i32; HIDDEN]; 2], net: &Net, codes: [u16; 2], sign: i32) {
+fn rows_of(net: &Net, codes: [u16; 2]) -> [&[i32; HIDDEN]; 2] {
     let [b, w] = codes.map(class);
-    for (sums, pair) in acc.iter_mut().zip([pair(b, w), pair(w, b)]) {
-        for (a, x) in sums.iter_mut().zip(net.row(pair)) {
-            *a += sign * x;
+    [net.row(pair(b, w)), net.row(pair(w, b))]
+}
+
+/// Add (`add`) or take away the network rows of an empty cell with codes `codes` to the
+/// sums `acc` (black to move, then white). Plain additions and subtractions, with the
+/// choice made once outside the loops: a multiplication by a sign inside them cost a
+/// quarter of the search's time, since the processors the default build targets have no
+/// vector instruction for it.
+#[inline]
+fn add_rows(acc: &mut [[i32; HIDDEN]; 2], net: &Net, codes: [u16; 2], add: bool) {
+    for (sums, row) in acc.iter_mut().zip(rows_of(net, codes)) {
+        if add {
+            sums.iter_mut().zip(row).for_each(|(a, x)| *a += x);
+        } else {
+            sums.iter_mut().zip(row).for_each(|(a, x)| *a -= x);
+        }
+    }
+}
+
+/// Replace an empty cell's network rows in the sums `acc`: those of its codes `old` by
+/// those of `new`, in one pass over each sum.
+#[inline]
+fn swap_rows(acc: &mut [[i32; HIDDEN]; 2], net: &Net, old: [u16; 2], new: [u16; 2]) {
+    let lines = rows_of(net, old).into_iter().zip(rows_of(net, new));
+    for (sums, (from, to)) in acc.iter_mut().zip(lines) {
+        for ((a, x), y) in sums.iter_mut().zip(from).zip(to) {
+            *a += y - x;
         }
     }
 }
