@@ -144,7 +144,9 @@ pub struct Board {
     value: [[i32; 2]; 2],
     /// The evaluation network's row sums over empty cells (see `pattern::net`), with
     /// black as the side to move, then with white; zero when the rule has no network.
+    /// While `acc_stale`, they are the sums before the last move (see `settle_acc`).
     acc: [[i32; HIDDEN]; 2],
+    acc_stale: bool,
     /// Per row: bit x set when cell x of the row has a stone within the stencil, and
     /// when it is empty. Candidates are the cells with both bits.
     near_rows: [u32; MAX_SIZE],
@@ -241,6 +243,7 @@ impl Board {
             p4count: [[0; Pattern4::COUNT]; 2],
             value: [[0; 2]; 2],
             acc: [[0; HIDDEN]; 2],
+            acc_stale: false,
             near_rows: [0; MAX_SIZE],
             empty_rows: [0; MAX_SIZE],
             span: vec![[(0, 0); 4]; NUM_CELLS],
@@ -280,6 +283,7 @@ impl Board {
                 b.count_cell(p, 1);
             }
         }
+        b.acc = b.counted_acc();
         Ok(b)
     }
 
@@ -462,6 +466,14 @@ impl Board {
     /// Place a stone of colour `c` at `p` (empty, on board); `c`'s opponent moves next.
     pub fn make(&mut self, p: Pos, c: Color) {
         debug_assert!(self.on_board(p) && self.is_empty(p), "make on {p}");
+        // Only a rule with a network keeps sums to save: those after the previous move,
+        // brought up to date now if no evaluation has asked for them (while the last
+        // frame is still the previous move's).
+        let net = self.tables.net().is_some();
+        if net {
+            self.settle_acc();
+            self.acc_frames.push(self.acc);
+        }
         let near = self.cover_near(p);
         self.frames.push(Frame {
             changes: self.changes.len() as u32,
@@ -469,10 +481,6 @@ impl Board {
             value: self.value,
             near,
         });
-        // Only a rule with a network keeps sums to save.
-        if self.tables.net().is_some() {
-            self.acc_frames.push(self.acc);
-        }
         self.count_cell(p, -1);
         let code = if c == Color::Black { BLACK } else { WHITE };
         self.cells[p.idx()] = code;
@@ -481,6 +489,7 @@ impl Board {
         self.set_side_to_move(c.opp());
         self.history.push((p, c));
         self.update_lines(p, code);
+        self.acc_stale = net;
         #[cfg(debug_assertions)]
         self.check_counts_sometimes();
     }
@@ -519,6 +528,7 @@ impl Board {
         self.value = frame.value;
         if self.tables.net().is_some() {
             self.acc = self.acc_frames.pop().expect("sums saved per move");
+            self.acc_stale = false;
         }
         for (i, &rows) in frame.near.iter().enumerate() {
             if let Some(row) = self.stencil_row(p, i) {
@@ -602,21 +612,65 @@ impl Board {
             self.value[ci][0] += (b[0] - a[0]) as i32;
             self.value[ci][1] += (b[1] - a[1]) as i32;
         }
-        if let Some(net) = self.tables.net() {
-            let new = self.code[q];
-            if old.map(class) != new.map(class) {
-                swap_rows(&mut self.acc, net, old, new);
-            }
-        }
     }
 
     /// The evaluation network's correction for the side to move (0 when the rule has no
     /// network).
     #[inline]
-    pub fn net_value(&self) -> i32 {
+    pub fn net_value(&mut self) -> i32 {
+        self.settle_acc();
         self.tables
             .net()
             .map_or(0, |net| net.correction(&self.acc[self.side.idx()]))
+    }
+
+    /// Bring the network's sums up to date. A move leaves them as they were
+    /// (`acc_stale`), and they are brought up to date when an evaluation or the next move
+    /// asks for them: a third of the moves the search makes are taken back with neither,
+    /// and those skip the work.
+    #[inline]
+    fn settle_acc(&mut self) {
+        if !self.acc_stale {
+            return;
+        }
+        self.acc_stale = false;
+        let Board {
+            acc,
+            tables,
+            frames,
+            history,
+            changes,
+            code,
+            ..
+        } = self;
+        if let (Some(net), Some(frame), Some(&(p, _))) =
+            (tables.net(), frames.last(), history.last())
+        {
+            add_move(acc, net, p, code, &changes[frame.changes as usize..]);
+        }
+    }
+
+    /// The network's sums for the stones as they stand (what `settle_acc` makes them).
+    #[cfg(debug_assertions)]
+    fn settled_acc(&self) -> [[i32; HIDDEN]; 2] {
+        let mut acc = self.acc;
+        let last = (self.tables.net(), self.frames.last(), self.history.last());
+        if let (true, (Some(net), Some(frame), Some(&(p, _)))) = (self.acc_stale, last) {
+            let changes = &self.changes[frame.changes as usize..];
+            add_move(&mut acc, net, p, &self.code, changes);
+        }
+        acc
+    }
+
+    /// The network's sums counted afresh over the empty cells.
+    fn counted_acc(&self) -> [[i32; HIDDEN]; 2] {
+        let mut acc = [[0i32; HIDDEN]; 2];
+        if let Some(net) = self.tables.net() {
+            for p in self.cells().filter(|&p| self.is_empty(p)) {
+                add_rows(&mut acc, net, self.code[p.idx()], true);
+            }
+        }
+        acc
     }
 
     /// Mark the cells within the stencil of a stone at `p` as near one; returns the
@@ -655,7 +709,8 @@ impl Board {
         }
     }
 
-    /// Add (`delta` 1) or remove (-1) cell `p`'s share of the histogram and the values.
+    /// Add (`delta` 1) or remove (-1) cell `p`'s share of the histogram and the values
+    /// (not of the network's sums: see `settle_acc`).
     fn count_cell(&mut self, p: Pos, delta: i32) {
         for c in [Color::Black, Color::White] {
             let ci = c.idx();
@@ -665,9 +720,6 @@ impl Board {
             let v = self.tables.value_of(pattern::code_of_packed(packed), c);
             self.value[ci][0] += delta * v[0] as i32;
             self.value[ci][1] += delta * v[1] as i32;
-        }
-        if let Some(net) = self.tables.net() {
-            add_rows(&mut self.acc, net, self.code[p.idx()], delta > 0);
         }
     }
 
@@ -704,13 +756,11 @@ impl Board {
         }
         assert_eq!(self.p4count, count, "p4 histogram drifted");
         assert_eq!(self.value, value, "values drifted");
-        let mut acc = [[0i32; HIDDEN]; 2];
-        if let Some(net) = self.tables.net() {
-            for p in self.cells().filter(|&p| self.is_empty(p)) {
-                add_rows(&mut acc, net, self.code[p.idx()], true);
-            }
-        }
-        assert_eq!(self.acc, acc, "network sums drifted");
+        assert_eq!(
+            self.settled_acc(),
+            self.counted_acc(),
+            "network sums drifted"
+        );
     }
 
     /// Compare the whole incremental state with a rebuild from the stones.
@@ -731,7 +781,7 @@ impl Board {
         }
         assert_eq!(self.p4count, fresh.p4count, "p4 histogram drifted");
         assert_eq!(self.value, fresh.value, "values drifted");
-        assert_eq!(self.acc, fresh.acc, "network sums drifted");
+        assert_eq!(self.settled_acc(), fresh.acc, "network sums drifted");
         assert_eq!(self.near_rows, fresh.near_rows, "candidate bits drifted");
         for p in self.cells() {
             let bit = |rows: &[u32; MAX_SIZE]| rows[p.y()] >> p.x() & 1 == 1;
@@ -773,6 +823,7 @@ impl Board {
                 fresh.cover_near(p);
             }
         }
+        fresh.acc = fresh.counted_acc();
         fresh
     }
 
@@ -870,6 +921,27 @@ fn swap_rows(acc: &mut [[i32; HIDDEN]; 2], net: &Net, old: [u16; 2], new: [u16; 
     for (sums, (from, to)) in acc.iter_mut().zip(lines) {
         for ((a, x), y) in sums.iter_mut().zip(from).zip(to) {
             *a += y - x;
+        }
+    }
+}
+
+/// Add a move's changes to the network's sums `acc`: the stone at `p` takes its cell's
+/// rows away, and each of the cells it changed (`changes`, each cell once: a cell lies on
+/// one line through the stone), whose codes before the move the changes keep, trades its
+/// rows for those of its codes now (`code`). The stone's cell keeps its codes from
+/// before it was taken.
+fn add_move(
+    acc: &mut [[i32; HIDDEN]; 2],
+    net: &Net,
+    p: Pos,
+    code: &[[u16; 2]],
+    changes: &[Change],
+) {
+    add_rows(acc, net, code[p.idx()], false);
+    for ch in changes {
+        let new = code[ch.cell as usize];
+        if ch.code.map(class) != new.map(class) {
+            swap_rows(acc, net, ch.code, new);
         }
     }
 }

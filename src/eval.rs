@@ -11,7 +11,7 @@ use crate::types::{Color, Pos, Value};
 /// the network's correction (`pattern::net`, where the rule has one). The weights are the
 /// rule's files in `src/pattern/weights/`, and the board keeps the sums up to date move
 /// by move.
-pub fn evaluate(board: &Board) -> Value {
+pub fn evaluate(board: &mut Board) -> Value {
     let us = board.side_to_move();
     board.value_sum(us, OWN) - board.value_sum(us.opp(), THEIR)
         + board.tempo()
@@ -55,19 +55,19 @@ mod tests {
 
     #[test]
     fn open_three_outweighs_sleeping_three() {
-        let open = Board::from_diagram(
+        let mut open = Board::from_diagram(
             "..........\n..........\n...XXX....\n..........\n....O.O...\n..........",
             Rule::Freestyle,
             Color::White,
         )
         .unwrap();
-        let sleeping = Board::from_diagram(
+        let mut sleeping = Board::from_diagram(
             "..........\n..........\n..OXXX....\n..........\n......O...\n..........",
             Rule::Freestyle,
             Color::White,
         )
         .unwrap();
-        assert!(evaluate(&open) < evaluate(&sleeping));
+        assert!(evaluate(&mut open) < evaluate(&mut sleeping));
     }
 
     #[test]
@@ -108,7 +108,7 @@ mod tests {
             for (x, y) in [(3, 2), (2, 4), (4, 2), (4, 4)] {
                 b.make_move(Pos::new(x, y));
             }
-            (evaluate(&b), threat_mask(&b))
+            (evaluate(&mut b), threat_mask(&b))
         };
         let (before, mask) = eval_with(plain);
         assert_eq!(mask, 0b10000 | 0b10000 << THREAT_BITS);
