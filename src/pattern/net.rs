@@ -6,9 +6,10 @@
 //! three alone. The network reads the whole board at once: every empty cell adds a row of
 //! `HIDDEN` numbers chosen by its pair of threat classes (the side to move's, the other
 //! side's), the sums go through a rectifier, and a weighted sum of those is the
-//! correction, in evaluation units. The board keeps the row sums up to date move by move
-//! (one sum with black as the side to move, one with white), so an evaluation costs
-//! `HIDDEN` multiplications.
+//! correction, in evaluation units. The board keeps the row sums (one with black as the
+//! side to move, one with white), bringing them up to date from each move's changed cells
+//! when an evaluation or the next move asks, so an evaluation costs `HIDDEN`
+//! multiplications.
 //!
 //! A file holds:
 //!
