@@ -463,14 +463,14 @@ mod tests {
     #[test]
     fn a_real_c_gomoku_cli_game() {
         // Game 1 of a c-gomoku-cli match of Wuzi against itself at 50 ms a move, which
-        // black won. Reviewed to depth 7: black's third move (j12) threw away much of its
+        // black won. Reviewed to depth 6: black's third move (j12) threw away much of its
         // edge (g8 was best; about 15 points of winning chance, near the line between a
         // mistake and a blunder), and at move 41 black had a forced win and kept it with
         // e11, so that move carries no label.
         let record = records::Format::Sgf
             .read(include_str!("records/c-gomoku-cli.sgf"))
             .unwrap();
-        let limits = request("g --depth 7").unwrap().limits();
+        let limits = request("g --depth 6").unwrap().limits();
         let reviews = review(&record, Rule::Freestyle, &limits, 1).unwrap();
         assert_eq!(reviews.len(), record.moves.len());
         let r = &reviews[2];

@@ -102,6 +102,10 @@ const ASPIRATION_DELTA: Value = 60;
 const ASPIRATION_DEPTH: Depth = 5;
 const ASPIRATION_FULL: Value = 5000;
 
+/// See `research_depth`.
+const RESEARCH_DEEPER_MARGIN: Value = 35;
+const RESEARCH_DEEPER_PER_PLY: Value = 10;
+
 /// Late-move reductions by depth and move number (from 1): 0.65·ln(d)·ln(m), rounded.
 static LMR: once_cell::sync::Lazy<[[Depth; 64]; 64]> = once_cell::sync::Lazy::new(|| {
     let mut t = [[0; 64]; 64];
@@ -118,7 +122,9 @@ static LMR: once_cell::sync::Lazy<[[Depth; 64]; 64]> = once_cell::sync::Lazy::ne
 /// TT entry keeps the mark) reduce a ply less, and so does a refuter (one of
 /// this ply's killers or the counter move), which failed high in a sibling position and is
 /// likely to again. A move that is reduced at all is then reduced `history` plies less
-/// (its history's `reduction_change`; negative: more).
+/// (its history's `reduction_change`; negative: more), and if still reduced, a ply more
+/// where the node is `worsening`: off the principal variation, with a static value no
+/// better than two plies up.
 fn late_move_reduction(
     depth: Depth,
     new_depth: Depth,
@@ -126,6 +132,7 @@ fn late_move_reduction(
     pv: bool,
     refuter: bool,
     history: Depth,
+    worsening: bool,
 ) -> Depth {
     if depth < 3 {
         return 0;
@@ -133,8 +140,23 @@ fn late_move_reduction(
     let r = LMR[(depth as usize).min(63)][(i + 1).min(63)] - pv as Depth - refuter as Depth;
     match r.clamp(0, new_depth - 1) {
         0 => 0,
-        r => (r - history).clamp(0, new_depth - 1),
+        r => match (r - history).clamp(0, new_depth - 1) {
+            0 => 0,
+            r => (r + worsening as Depth).min(new_depth - 1),
+        },
     }
+}
+
+/// The depth to search a late move again at when its search reduced by `r` plies (to
+/// `new_depth - r`) returned `v` above `alpha`: a ply deeper than unreduced if `v` is far
+/// above alpha (`RESEARCH_DEEPER_MARGIN`, and `RESEARCH_DEEPER_PER_PLY` more for each ply
+/// it was reduced), a ply shallower if it barely beats the node's best so far (by less
+/// than a unit a ply), unreduced otherwise. The caller searches again only if this is
+/// deeper than the reduced search.
+fn research_depth(v: Value, alpha: Value, best: Value, new_depth: Depth, r: Depth) -> Depth {
+    let deeper = v > alpha + RESEARCH_DEEPER_MARGIN + RESEARCH_DEEPER_PER_PLY * r;
+    let shallower = v < best + new_depth;
+    new_depth + deeper as Depth - shallower as Depth
 }
 
 /// True if a non-PV node with estimate `eval` and `depth` plies to go is far enough above
@@ -1050,6 +1072,7 @@ impl<'a> Worker<'a> {
             movegen::generate(board)
         };
         let fail_high_expected = !pv && likely_fail_high(eval, beta, depth, quiet_node);
+        let worsening = !pv && !self.improving(ply);
         let refuters = self.refuters(board, ply);
         self.score_moves(board, &mut moves, hit.and_then(|h| h.best), &refuters);
 
@@ -1126,10 +1149,14 @@ impl<'a> Worker<'a> {
                     was_pv,
                     refuters.contains(p),
                     self.tables.history.reduction_change(p, us),
+                    worsening,
                 );
                 v = -self.search_node(board, -alpha - 1, -alpha, new_depth - r, ply + 1, false);
                 if v > alpha && r > 0 && !self.aborted {
-                    v = -self.search_node(board, -alpha - 1, -alpha, new_depth, ply + 1, false);
+                    let d = research_depth(v, alpha, best_value, new_depth, r);
+                    if d > new_depth - r {
+                        v = -self.search_node(board, -alpha - 1, -alpha, d, ply + 1, false);
+                    }
                 }
                 if v > alpha && v < beta && pv && !self.aborted {
                     v = -self.search_node(board, -beta, -alpha, new_depth, ply + 1, true);
@@ -1673,18 +1700,40 @@ mod tests {
     #[test]
     fn a_refuter_is_reduced_a_ply_less_and_never_to_nothing() {
         // The 20th move at depth 8: 0.65 · ln 8 · ln 20 rounds to 4 plies.
-        assert_eq!(late_move_reduction(8, 7, 19, false, false, 0), 4);
-        assert_eq!(late_move_reduction(8, 7, 19, false, true, 0), 3);
-        assert_eq!(late_move_reduction(8, 7, 19, true, true, 0), 2);
+        assert_eq!(late_move_reduction(8, 7, 19, false, false, 0, false), 4);
+        assert_eq!(late_move_reduction(8, 7, 19, false, true, 0, false), 3);
+        assert_eq!(late_move_reduction(8, 7, 19, true, true, 0, false), 2);
         // Shallow nodes are not reduced; a reduction leaves the child at least one ply.
-        assert_eq!(late_move_reduction(2, 1, 40, false, false, 0), 0);
-        assert_eq!(late_move_reduction(40, 2, 60, false, false, 0), 1);
-        assert_eq!(late_move_reduction(40, 2, 60, false, true, 0), 1);
+        assert_eq!(late_move_reduction(2, 1, 40, false, false, 0, false), 0);
+        assert_eq!(late_move_reduction(40, 2, 60, false, false, 0, false), 1);
+        assert_eq!(late_move_reduction(40, 2, 60, false, true, 0, false), 1);
         // The move's history: two plies less, two more (within the same bounds), and a
         // move not reduced at all stays unreduced however bad its history.
-        assert_eq!(late_move_reduction(8, 7, 19, false, false, 2), 2);
-        assert_eq!(late_move_reduction(8, 7, 19, false, false, -2), 6);
-        assert_eq!(late_move_reduction(8, 7, 19, false, false, -4), 6);
-        assert_eq!(late_move_reduction(8, 7, 1, true, true, -2), 0);
+        assert_eq!(late_move_reduction(8, 7, 19, false, false, 2, false), 2);
+        assert_eq!(late_move_reduction(8, 7, 19, false, false, -2, false), 6);
+        assert_eq!(late_move_reduction(8, 7, 19, false, false, -4, false), 6);
+        assert_eq!(late_move_reduction(8, 7, 1, true, true, -2, false), 0);
+        // A worsening node: a ply more, within the same bounds, and only for a move
+        // reduced at all.
+        assert_eq!(late_move_reduction(8, 7, 19, false, false, 0, true), 5);
+        assert_eq!(late_move_reduction(8, 7, 19, false, false, -2, true), 6);
+        assert_eq!(late_move_reduction(8, 7, 19, false, false, 4, true), 0);
+        assert_eq!(late_move_reduction(8, 7, 1, true, true, 0, true), 0);
+        assert_eq!(late_move_reduction(40, 2, 60, false, false, 0, true), 1);
+    }
+
+    #[test]
+    fn a_reduced_move_that_fails_high_far_above_alpha_is_searched_deeper() {
+        // Reduced by 2 to depth 3 of 5; alpha 100, best so far 100.
+        let d = |v| research_depth(v, 100, 100, 5, 2);
+        // Up to 35 + 2 · 10 above alpha: unreduced; beyond it, a ply deeper.
+        assert_eq!(d(130), 5);
+        assert_eq!(d(155), 5);
+        assert_eq!(d(156), 6);
+        // Above alpha by less than a unit a ply of depth left: a ply shallower.
+        assert_eq!(d(101), 4);
+        assert_eq!(d(105), 5);
+        // The margin grows with the reduction.
+        assert_eq!(research_depth(156, 100, 100, 5, 3), 5);
     }
 }
