@@ -138,12 +138,14 @@ fn late_move_reduction(
         return 0;
     }
     let r = LMR[(depth as usize).min(63)][(i + 1).min(63)] - pv as Depth - refuter as Depth;
-    match r.clamp(0, new_depth - 1) {
+    let r = match r.clamp(0, new_depth - 1) {
         0 => 0,
-        r => match (r - history).clamp(0, new_depth - 1) {
-            0 => 0,
-            r => (r + worsening as Depth).min(new_depth - 1),
-        },
+        r => (r - history).clamp(0, new_depth - 1),
+    };
+    if r > 0 && worsening {
+        (r + 1).min(new_depth - 1)
+    } else {
+        r
     }
 }
 
@@ -1037,6 +1039,7 @@ impl<'a> Worker<'a> {
         let quiet_node = threat == Threat::None;
         let static_eval = eval::evaluate(board);
         self.evals[ply as usize] = Some(static_eval);
+        let improving = self.improving(ply);
         // The pruning below starts from the static value, or from the TT's value where that
         // is the better estimate (a mate value excepted).
         let eval = match hit {
@@ -1048,7 +1051,7 @@ impl<'a> Worker<'a> {
             && quiet_node
             && depth <= RFP_MAX_DEPTH
             && beta.abs() < VALUE_MATE_BOUND
-            && eval - RFP_MARGIN * (depth - self.improving(ply) as Depth) >= beta
+            && eval - RFP_MARGIN * (depth - improving as Depth) >= beta
         {
             return eval;
         }
@@ -1072,7 +1075,7 @@ impl<'a> Worker<'a> {
             movegen::generate(board)
         };
         let fail_high_expected = !pv && likely_fail_high(eval, beta, depth, quiet_node);
-        let worsening = !pv && !self.improving(ply);
+        let worsening = !pv && !improving;
         let refuters = self.refuters(board, ply);
         self.score_moves(board, &mut moves, hit.and_then(|h| h.best), &refuters);
 
