@@ -186,6 +186,22 @@ pub fn review(
         } else {
             after
         };
+        // A win kept by a slower road than the search's own needs more plies to prove
+        // than the next position's search had: look again, deeper, before calling it
+        // missed.
+        let missed = before >= VALUE_MATE_BOUND && after < VALUE_MATE_BOUND;
+        let after = if !foul && missed && board.empty_count() > 0 {
+            let again = -searcher
+                .search(&mut board, deeper(limits), &mut Silent)
+                .value;
+            if again >= VALUE_MATE_BOUND {
+                again
+            } else {
+                after
+            }
+        } else {
+            after
+        };
         let loss = (100.0 * (winrate(before) - winrate(after))).max(0.0);
         let label = label(foul, before, after, loss, r.best == played, second);
         reviews.push(MoveReview {
@@ -203,6 +219,18 @@ pub fn review(
         });
     }
     Ok(reviews)
+}
+
+/// The limits of a second look at a position where a forced win seems to have gone: four
+/// plies deeper, or four times the time, with the best line only.
+fn deeper(limits: &Limits) -> Limits {
+    Limits {
+        max_depth: limits.max_depth.map(|d| d + 4),
+        soft: limits.soft.map(|t| t * 4),
+        hard: limits.hard.map(|t| t * 4),
+        multipv: 1,
+        ..limits.clone()
+    }
 }
 
 /// The label a move earns: the Gomoku transitions first, then the size of the loss.
@@ -463,14 +491,16 @@ mod tests {
     #[test]
     fn a_real_c_gomoku_cli_game() {
         // Game 1 of a c-gomoku-cli match of Wuzi against itself at 50 ms a move, which
-        // black won. Reviewed to depth 6: black's third move (j12) threw away much of its
+        // black won. Reviewed to depth 7: black's third move (j12) threw away much of its
         // edge (g8 was best; about 15 points of winning chance, near the line between a
         // mistake and a blunder), and at move 41 black had a forced win and kept it with
-        // e11, so that move carries no label.
+        // e11, so that move carries no label. The win after e11 is longer than the one the
+        // search found, and the depth-7 search of the next position does not prove it: the
+        // second, deeper look does.
         let record = records::Format::Sgf
             .read(include_str!("records/c-gomoku-cli.sgf"))
             .unwrap();
-        let limits = request("g --depth 6").unwrap().limits();
+        let limits = request("g --depth 7").unwrap().limits();
         let reviews = review(&record, Rule::Freestyle, &limits, 1).unwrap();
         assert_eq!(reviews.len(), record.moves.len());
         let r = &reviews[2];
