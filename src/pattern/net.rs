@@ -68,10 +68,12 @@ pub struct Net {
 }
 
 /// The compiled-in text of each rule's file, in `Rule::ALL` order; `None` plays with the
-/// cell values alone.
+/// cell values alone. Exact five plays with freestyle's network, as it plays with
+/// freestyle's cell values: against the engine without it, it won both in self-play and
+/// against another engine (see the README's "Exact five").
 const FILES: [Option<&str>; 5] = [
     Some(include_str!("weights/freestyle-net.txt")),
-    None,
+    Some(include_str!("weights/freestyle-net.txt")),
     None,
     None,
     None,
@@ -261,6 +263,7 @@ mod tests {
             }
         }
         assert!(builtin(Rule::Freestyle).is_some());
+        assert!(builtin(Rule::Standard).is_some());
     }
 
     #[test]
