@@ -68,17 +68,16 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Train(args)) => wuzi::train::command(&args, &mut io::stdout()),
         Some(Command::Tune(args)) => wuzi::tune::run(&args, &mut io::stdout()).map(drop),
         Some(Command::Play(args)) => {
-            let terminal = io::stdout().is_terminal();
-            let colour = terminal
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::env::var("TERM").map_or(true, |t| t != "dumb");
+            let caps = wuzi::play::terminal::Capabilities::detect();
+            let colour = caps.escapes && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
             let display = wuzi::play::Display {
                 style: if colour {
                     wuzi::play::screen::Style::Colour
                 } else {
                     wuzi::play::screen::Style::Plain
                 },
-                live: terminal,
+                // The live line rewrites itself with escapes: without them, none.
+                live: caps.escapes,
             };
             wuzi::play::run(
                 args.options(),

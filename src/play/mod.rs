@@ -4,6 +4,7 @@
 //! While Wuzi thinks, one live line shows its depth, value, win rate and best line.
 
 pub mod screen;
+pub mod terminal;
 
 use crate::engine::Engine;
 use crate::records::{self, Move, Record};

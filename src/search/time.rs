@@ -52,6 +52,13 @@ const UNLIMITED_MATCH_MS: u64 = 100_000_000;
 const DEFAULT_TURN_MS: u64 = 30_000;
 /// Time kept back for pipe latency and process scheduling, per move.
 const RESERVE_MS: u64 = 60;
+/// The share of a per-move limit kept back (an eighth), between `RESERVE_MS` and
+/// `MAX_TURN_RESERVE_MS`, and never less than a twentieth or more than a quarter. A manager
+/// times a move from its write of the command to its read of the answer: on Windows (and
+/// under Wine) the pipes and process scheduling take more of that than on Linux, and
+/// the answer must still come within nine tenths of the limit.
+const TURN_RESERVE_DIVISOR: u64 = 8;
+const MAX_TURN_RESERVE_MS: u64 = 500;
 /// The hard limit never exceeds this share of the time left.
 const LEFT_HARD_DIVISOR: i64 = 7;
 /// Under a match clock, the soft target is at most this percentage of the hard limit.
@@ -59,13 +66,21 @@ const SOFT_PERCENT: u64 = 60;
 /// The soft target aims at this share of the time left.
 const LEFT_SOFT_DIVISOR: i64 = 20;
 
+/// Milliseconds of a per-move limit of `t` ms kept back for the answer's way to the manager.
+fn turn_reserve(t: u64) -> u64 {
+    (t / TURN_RESERVE_DIVISOR)
+        .clamp(RESERVE_MS, MAX_TURN_RESERVE_MS)
+        .max(t / 20)
+        .min(t / 4)
+}
+
 impl TimeControl {
     /// The budget for the next move with `empties` empty cells left.
     pub fn budget(&self, empties: usize) -> Budget {
         let left = self.left_ms.filter(|&l| l < i32::MAX as i64);
         let mut hard = match (self.turn_ms, left) {
             (None, None) => DEFAULT_TURN_MS,
-            (Some(t), _) => t.saturating_sub(RESERVE_MS.min(t / 4).max(t / 20)),
+            (Some(t), _) => t.saturating_sub(turn_reserve(t)),
             (None, Some(_)) => u64::MAX,
         };
         let mut soft_left = None;
@@ -121,7 +136,7 @@ mod tests {
     #[test]
     fn budgets() {
         let b = tc(Some(1000), None).budget(200);
-        assert!(b.hard <= Duration::from_millis(950) && b.hard >= Duration::from_millis(900));
+        assert_eq!(b.hard, Duration::from_millis(875));
         // A per-move limit alone: all of it may be used.
         assert_eq!(b.soft, b.hard);
         // A match clock, even one that does not bind yet: stop early when stable.
@@ -137,7 +152,7 @@ mod tests {
         assert!(b.hard <= Duration::from_millis(2000 / 7));
         // Unlimited match time is not a budget.
         let b = tc(Some(3000), Some(i32::MAX as i64)).budget(300);
-        assert!(b.hard > Duration::from_millis(2800));
+        assert_eq!(b.hard, Duration::from_millis(3000 - turn_reserve(3000)));
         // Yixin-Board's analysis level is no limit; one of its two values alone is.
         let mut yixin = tc(Some(2_000_000), Some(100_000_000));
         yixin.match_ms = 100_000_000;
@@ -158,6 +173,25 @@ mod tests {
                 .match_bound
         );
         assert!(tc(Some(5000), Some(20_000)).budget(300).match_bound);
+    }
+
+    #[test]
+    fn turn_reserves() {
+        // A quarter of a short limit, an eighth from half a second, at most half a second
+        // from 4 s, and a twentieth of a long one.
+        for (turn, reserve) in [
+            (0, 0),
+            (100, 25),
+            (200, 50),
+            (480, 60),
+            (1000, 125),
+            (2000, 250),
+            (5000, 500),
+            (10_000, 500),
+            (30_000, 1500),
+        ] {
+            assert_eq!(turn_reserve(turn), reserve, "turn {turn} ms");
+        }
     }
 
     #[test]
