@@ -5,13 +5,13 @@
 #   scripts/build.sh linux|windows [x86-64|x86-64-v3]
 #
 # The compiler is Debian's rustc-web (Rust 1.96 with the source of its standard library,
-# which the Windows build compiles for its target with -Zbuild-std), and the Windows linker
-# is mingw-w64's x86_64-w64-mingw32-gcc; the packages are installed with apt-get where they
-# are missing. The build is reproducible: the checkout's and the crate registry's paths are
-# replaced by fixed ones in the executable, symbols are stripped and the Windows linker
-# writes no time stamp, so the same sources give the same bytes on any machine with the
-# same compiler and linker packages. Each target and CPU level keeps its own build folder
-# under target/dist/, so a second run rebuilds only what changed.
+# which the Windows build compiles for its target with -Zbuild-std), and the Windows
+# linker is mingw-w64's x86_64-w64-mingw32-gcc-win32; the packages are installed with
+# apt-get where they are missing. The build is reproducible: the checkout's and the crate
+# registry's paths are replaced by fixed ones in the executable, symbols are stripped and
+# the Windows linker writes no time stamp, so the same sources give the same bytes on any
+# machine with the same compiler and linker packages. Each target and CPU level keeps its
+# own build folder under target/dist/, so a second run rebuilds only what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -53,7 +53,8 @@ if [ "$os" = windows ]; then
     extra=(-Zbuild-std=std,panic_abort)
     # -Z on a stable compiler, as Debian's own builds of Rust programs do.
     export RUSTC_BOOTSTRAP=1
-    export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
+    # The win32 variant by name: Debian can point the plain name at the posix one.
+    export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc-win32
 fi
 target_dir="$root/target/dist/$os-$cpu"
 # Only these flags: none from the environment or a user's cargo configuration.

@@ -60,9 +60,15 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
     "$wine" wineboot --init >/dev/null 2>&1 || true
     wineserver -w
 fi
-wineserver -p
+# A server left by an earlier check, persistent or not, is ended first.
+wineserver -k 2>/dev/null || true
+wineserver -w
+wineserver -p >/dev/null 2>&1 </dev/null
 trap 'wineserver -k 2>/dev/null || true' EXIT
-printf 'ABOUT\nEND\n' | "$work/pbrain-wuzi" | grep -q '^name="Wuzi"'
+# The first start also starts Wine's services, which keep its standard output open: a
+# file, not a pipe that someone waits to close.
+printf 'ABOUT\nEND\n' | "$work/pbrain-wuzi" >"$work/about.txt" 2>&1
+grep -q '^name="Wuzi"' "$work/about.txt"
 
 echo "== DLLs imported by $(basename "$exe")"
 # The DLLs of a Windows 10 installation that a Rust program may import.

@@ -92,10 +92,10 @@ pub fn run<R: BufRead + Send + 'static>(input: R, out: Output) {
     let spawned = thread::Builder::new()
         .name("stdin-reader".into())
         .spawn(move || read_lines(input, reader_tx));
-    if spawned.is_err() {
+    let Ok(reader) = spawned else {
         out.error("cannot start the input thread");
         return;
-    }
+    };
     let mut s = Session {
         engine: Engine::new(),
         parser: Parser::default(),
@@ -108,6 +108,12 @@ pub fn run<R: BufRead + Send + 'static>(input: R, out: Output) {
         search_ended: Instant::now(),
     };
     s.event_loop(rx);
+    // At end of input the reader has returned, or is returning: let it finish before the
+    // process exits (Wine can kill a process that exits while one of its threads is still
+    // ending, and report a crash). After END it is blocked on a read and is left there.
+    if s.closing == Some(Closing::Eof) {
+        let _ = reader.join();
+    }
 }
 
 fn read_lines<R: BufRead>(mut input: R, tx: Sender<Event>) {
