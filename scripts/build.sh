@@ -7,14 +7,15 @@
 # The compiler is Debian's rustc-web (Rust 1.96 with the source of its standard library,
 # which the Windows build compiles for its target with -Zbuild-std), and the Windows
 # linker is mingw-w64's x86_64-w64-mingw32-gcc-win32; the packages are installed with
-# apt-get where they are missing. The build is reproducible: the checkout's and the crate
-# registry's paths are replaced by fixed ones in the executable, symbols are stripped and
-# the Windows linker writes no time stamp, so the same sources give the same bytes on any
-# machine with the same compiler and linker packages. Each target and CPU level keeps its
-# own build folder under target/dist/, so a second run rebuilds only what changed.
+# apt-get where they are missing. The build is reproducible: the sources are copied to a
+# fixed folder and built there (/var/tmp/wuzi-dist/, or $WUZI_DIST_BUILD_DIR; one build
+# at a time), the crate registry's path is replaced by a fixed one in the executable,
+# symbols are stripped and the Windows linker writes no time stamp, so the same sources
+# give the same bytes on any machine with the same compiler and linker packages. Each
+# target and CPU level keeps its own build folder there, so a second run rebuilds only
+# what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
 
 os=${1:?usage: scripts/build.sh linux|windows [x86-64|x86-64-v3]}
 cpu=${2:-x86-64}
@@ -41,10 +42,25 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# Everything is built at fixed paths, the same for every checkout: the compiler's flags
+# name the source folder (to keep it out of the executable), and the import libraries it
+# makes for the Windows system DLLs name the build folder; both leave their mark on the
+# executable's bytes. The source is the checkout's tracked files and untracked ones that
+# git does not ignore, copied with their dates, so that an unchanged file stays built.
+base=${WUZI_DIST_BUILD_DIR:-/var/tmp/wuzi-dist}
+src=$base/src
+mkdir -p "$base"
+rm -rf "$src.new"
+mkdir -p "$src.new"
+git ls-files -z --cached --others --exclude-standard |
+    tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C "$src.new"
+rm -rf "$src"
+mv "$src.new" "$src"
+cd "$src"
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 flags=(
     "-Ctarget-cpu=$cpu"
-    "--remap-path-prefix=$root=/build/wuzi"
+    "--remap-path-prefix=$src=/build/wuzi"
     "--remap-path-prefix=$cargo_home=/cargo"
 )
 extra=()
@@ -56,7 +72,7 @@ if [ "$os" = windows ]; then
     # The win32 variant by name: Debian can point the plain name at the posix one.
     export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc-win32
 fi
-target_dir="$root/target/dist/$os-$cpu"
+target_dir="$base/$os-$cpu"
 # Only these flags: none from the environment or a user's cargo configuration.
 unset RUSTFLAGS CARGO_BUILD_RUSTFLAGS CARGO_BUILD_TARGET_DIR
 CARGO_ENCODED_RUSTFLAGS=$(IFS=$'\x1f'; echo "${flags[*]}")
