@@ -29,18 +29,10 @@ case "$cpu" in
     *) echo "scripts/build.sh: unknown CPU level '$cpu' (x86-64, x86-64-v3, …)" >&2; exit 2 ;;
 esac
 
-# The packages the build needs, installed where missing (as root, as on CI).
+# The packages the build needs.
 packages=(rustc-web cargo-web rust-web-src)
 [ "$os" = windows ] && packages+=(mingw-w64)
-missing=()
-for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "installing ${missing[*]}" >&2
-    apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+scripts/need-packages.sh "${packages[@]}"
 
 # Everything is built at fixed paths, the same for every checkout: the compiler's flags
 # name the source folder (to keep it out of the executable), and the import libraries it

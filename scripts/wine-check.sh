@@ -19,15 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-missing=()
-for p in wine wine64 mingw-w64; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "installing ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+scripts/need-packages.sh wine wine64 mingw-w64
 
 if [ $# -ge 1 ]; then
     exe=$1
@@ -60,10 +52,8 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
     "$wine" wineboot --init >/dev/null 2>&1 || true
     wineserver -w
 fi
-# A server left by an earlier check, persistent or not, is ended first.
-wineserver -k 2>/dev/null || true
-wineserver -w
-wineserver -p >/dev/null 2>&1 </dev/null
+# A server still running (left by an earlier run) refuses -p, and serves as well.
+wineserver -p >/dev/null 2>&1 </dev/null || true
 trap 'wineserver -k 2>/dev/null || true' EXIT
 # The first start also starts Wine's services, which keep its standard output open: a
 # file, not a pipe that someone waits to close.
@@ -81,9 +71,9 @@ if echo "$dlls" | grep -viqE "$allowed"; then
 fi
 
 echo "== bench 5: Windows under Wine against Linux"
-[ -x target/release/pbrain-wuzi ] || cargo build --release
+cargo build --release
 linux=$(target/release/pbrain-wuzi bench 5 2>&1 | grep -E '^(Bench|Signature):')
-windows=$("$work/pbrain-wuzi" bench 5 2>&1 | tr -d '\r' | grep -E '^(Bench|Signature):')
+windows=$("$work/pbrain-wuzi" bench 5 2>&1 | grep -E '^(Bench|Signature):')
 echo "linux:   $(echo "$linux" | tr '\n' ' ')"
 echo "windows: $(echo "$windows" | tr '\n' ' ')"
 if [ "$linux" != "$windows" ]; then

@@ -68,8 +68,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Train(args)) => wuzi::train::command(&args, &mut io::stdout()),
         Some(Command::Tune(args)) => wuzi::tune::run(&args, &mut io::stdout()).map(drop),
         Some(Command::Play(args)) => {
-            let caps = wuzi::play::terminal::Capabilities::detect();
-            let colour = caps.escapes && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+            let escapes = wuzi::play::terminal::supports_escapes();
+            let colour = escapes && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
             let display = wuzi::play::Display {
                 style: if colour {
                     wuzi::play::screen::Style::Colour
@@ -77,7 +77,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     wuzi::play::screen::Style::Plain
                 },
                 // The live line rewrites itself with escapes: without them, none.
-                live: caps.escapes,
+                live: escapes,
             };
             wuzi::play::run(
                 args.options(),

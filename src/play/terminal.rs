@@ -5,24 +5,13 @@
 
 use std::io::IsTerminal;
 
-/// How `play` may draw on standard output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Capabilities {
-    /// Standard output is a terminal (not a pipe or a file).
-    pub terminal: bool,
-    /// The terminal carries out escape sequences (cursor moves, colours).
-    pub escapes: bool,
-}
-
-impl Capabilities {
-    /// Finds out for this process's standard output; on Windows this switches the console
-    /// to escape sequences where it can.
-    pub fn detect() -> Capabilities {
-        let terminal = std::io::stdout().is_terminal();
-        let escapes =
-            terminal && std::env::var("TERM").map_or(true, |t| t != "dumb") && enable_escapes();
-        Capabilities { terminal, escapes }
-    }
+/// Whether standard output is a terminal (not a pipe or a file) that carries out escape
+/// sequences (cursor moves, colours); on Windows this switches the console to them where
+/// it can.
+pub fn supports_escapes() -> bool {
+    std::io::stdout().is_terminal()
+        && std::env::var("TERM").map_or(true, |t| t != "dumb")
+        && enable_escapes()
 }
 
 #[cfg(not(windows))]
