@@ -60,7 +60,8 @@ impl Terminal {
 
     /// The screen as a person sees it (`escapes`: with its colours as escape sequences).
     fn screen(&self, escapes: bool) -> String {
-        let mut args = vec!["capture-pane", "-p", "-t", &self.name];
+        // -J: a line the terminal wrapped comes back whole.
+        let mut args = vec!["capture-pane", "-p", "-J", "-t", &self.name];
         if escapes {
             args.push("-e");
         }
@@ -84,7 +85,7 @@ impl Terminal {
     fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
         self.wait_until(what, |s| {
             let last = s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
-            (last.ends_with('>') || last.contains("[exited]")) && done(s)
+            (last.trim_end().ends_with('>') || last.contains("[exited]")) && done(s)
         })
     }
 
@@ -158,11 +159,11 @@ fn a_game_in_a_terminal() {
 
     // Refusals keep the game as it was.
     assert!(t.command("e5").contains("e5 is taken."));
-    assert!(t.command("z99").contains("'z99' is neither a move"));
+    assert!(t.command("hello").contains("'hello' is neither a move"));
 
     // Undo takes back the move and the answer.
     let s = t.command("undo");
-    assert!(s.contains("Took back 2 move(s)."), "{s}");
+    assert!(s.contains("Took back 2 moves."), "{s}");
     assert_eq!(cell(after(&s, "Took back"), 5, 4), '.', "{s}");
 
     // A hint, then a whole game to its end: moves along the edges, never a block, so
@@ -235,8 +236,76 @@ fn plain_ascii_without_colour() {
     );
     assert!(s.contains("[X X X X X]"), "{s}");
     assert!(!t.screen(true).contains('\x1b'), "no escapes with NO_COLOR");
-    assert!(t.command("quit").contains("[exited]"));
+    // The game is not saved: quit asks first.
+    assert!(t.command("quit").contains("Quit anyway? (y/n)>"));
+    assert!(t.command("y").contains("[exited]"));
     assert!(Path::new(&file).exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn what_a_person_reads() {
+    // The messages of a new user's first session, each worded for people: values for
+    // you, as a win rate and an evaluation; the board's range for a cell off it; a file
+    // name that names no format refused; a broken record refused with its line; quitting
+    // an unsaved game asks.
+    let dir = scratch("reads");
+    std::fs::write(
+        dir.join("broken.psq"),
+        "Piskvorky 9x9, 11:11, 0\n5,5,0\n9,x,0\n6,6,0\n4,4,0\n-1\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("one.txt"), "e5\n").unwrap();
+    let t = Terminal::start(
+        "wuzi-play-reads",
+        &format!("cd {} && {} play --size 9 --time 0.2", dir.display(), exe()),
+        &[],
+    );
+    t.wait_for("the first prompt", |s| s.contains("your move as X>"));
+    let s = t.command("e5");
+    let said = after(&s, "Wuzi plays ");
+    let line = said.lines().next().unwrap_or("");
+    assert!(
+        line.contains(" s): ") && (line.contains("% for you (eval ") || line.contains(" in ")),
+        "{s}"
+    );
+    let s = t.command("hint");
+    let line = after(&s, "Hint: ").lines().next().unwrap_or("").to_string();
+    assert!(line.contains("% for you (eval "), "{s}");
+    let s = t.command("p3");
+    assert!(
+        s.contains("p3 is off the 9x9 board: columns a to i, rows 1 to 9, or x,y from 0,0 to 8,8."),
+        "{s}"
+    );
+    let s = t.command("9,0");
+    assert!(s.contains("9,0 is off the 9x9 board"), "{s}");
+    let s = t.command("save game1.xyz");
+    assert!(
+        s.contains("Not saved: game1.xyz does not say which format to write: end the name in .psq, .sgf, .sav, or .txt or .pos for a pos string."),
+        "{s}"
+    );
+    assert!(!dir.join("game1.xyz").exists());
+    let s = t.command("load broken.psq");
+    assert!(
+        s.contains("Not loaded: broken.psq (psq file): line 3: expected a move x,y,time: whole numbers, x and y from 1, found \"9,x,0\""),
+        "{s}"
+    );
+    let s = t.command("quit");
+    assert!(
+        s.contains("The game is not saved (save FILE saves it). Quit anyway? (y/n)>"),
+        "{s}"
+    );
+    let s = t.command("n");
+    assert!(after(&s, "Not quitting").contains("your move as X>"), "{s}");
+    let s = t.command("load one.txt");
+    assert!(s.contains("Loaded 1 move (freestyle on 9x9)."), "{s}");
+    let s = t.command("d4");
+    assert!(s.contains("Wuzi plays "), "{s}");
+    let s = t.command("undo");
+    assert!(s.contains("Took back 2 moves."), "{s}");
+    let s = t.command("save game1.psq");
+    assert!(s.contains("Saved 2 moves to game1.psq."), "{s}");
+    assert!(t.command("quit").contains("[exited]"), "saved: no question");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -245,7 +314,10 @@ fn the_protocol_says_what_it_waits_for_in_a_terminal() {
     // With no arguments, from a terminal: one hint line, then the protocol as usual.
     let t = Terminal::start("wuzi-play-protocol", exe(), &[]);
     let hint = "Wuzi, pbrain protocol: type START 15 (END quits); to play: pbrain-wuzi play";
-    t.wait_until("the hint", |s| s.lines().any(|l| l.trim_end() == hint));
+    let time = "Each move thinks up to 30 s unless INFO timeout_turn says (1000: 1 s).";
+    t.wait_until("the hint", |s| {
+        s.lines().any(|l| l.trim_end() == hint) && s.lines().any(|l| l.trim_end() == time)
+    });
     t.type_line("START 9");
     t.wait_until("OK", |s| s.lines().any(|l| l.trim() == "OK"));
     t.type_line("END");

@@ -4,7 +4,7 @@
 //! expected. The value parsers the subcommands share live here.
 
 use crate::types::{Depth, Rule, MAX_SIZE, MIN_SIZE};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::time::Duration;
 
 /// Wuzi, a Gomoku engine.
@@ -60,6 +60,20 @@ pub enum Command {
         to_depth: Option<Depth>,
     },
 }
+
+/// A command line that parses but asks for something that cannot be (a move off the
+/// board, a poll interval the server forbids): reported like the parser's own errors,
+/// with exit status 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
 
 /// `--threads`, for the subcommands that run Wuzi's own search: every core by default.
 #[derive(clap::Args, Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,11 +152,37 @@ pub fn seconds(v: &str) -> Result<Duration, String> {
         .ok_or_else(|| "expected a number of seconds above 0, up to 3600".to_string())
 }
 
+/// The command line's grammar. Every option that takes a value takes a negative number
+/// as its value (`--time -1` is a time refused with its reason, not an unknown option).
+pub fn command() -> clap::Command {
+    fn negatives(c: clap::Command) -> clap::Command {
+        c.mut_args(|a| {
+            if a.get_action().takes_values() {
+                a.allow_negative_numbers(true)
+            } else {
+                a
+            }
+        })
+        .mut_subcommands(negatives)
+    }
+    negatives(Cli::command())
+}
+
+/// Parses `words` (the program's name first), or the error clap prints and exits with.
+pub fn parse_from<I, T>(words: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let mut matches = command().try_get_matches_from(words)?;
+    Cli::from_arg_matches_mut(&mut matches)
+}
+
 /// The command line of a test, as a person would type it after `pbrain-wuzi`.
 #[cfg(test)]
 pub fn parse(line: &str) -> Result<Command, String> {
     let words = std::iter::once("pbrain-wuzi").chain(line.split_whitespace());
-    Cli::try_parse_from(words)
+    parse_from(words)
         .map_err(|e| e.to_string())
         .and_then(|c| c.command.ok_or_else(|| "no subcommand".to_string()))
 }
@@ -150,11 +190,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn the_command_line_is_consistent() {
-        Cli::command().debug_assert();
+        command().debug_assert();
     }
 
     #[test]
@@ -175,7 +214,7 @@ mod tests {
 
     #[test]
     fn help_and_version() {
-        let help = Cli::try_parse_from(["pbrain-wuzi", "--help"])
+        let help = parse_from(["pbrain-wuzi", "--help"])
             .unwrap_err()
             .to_string();
         for word in [
@@ -188,10 +227,14 @@ mod tests {
         ] {
             assert!(help.contains(word), "{help}");
         }
-        let v = Cli::try_parse_from(["pbrain-wuzi", "--version"])
+        let v = parse_from(["pbrain-wuzi", "--version"])
             .unwrap_err()
             .to_string();
         assert!(v.contains(env!("CARGO_PKG_VERSION")), "{v}");
+        // A negative number is a value refused with its reason, not an unknown option.
+        let e = parse("play --time -1").unwrap_err();
+        assert!(e.contains("invalid value '-1' for '--time"), "{e}");
+        assert!(e.contains("expected a number of seconds above 0"), "{e}");
         let e = parse("play --size 40").unwrap_err();
         assert!(e.contains("expected N or WxH"), "{e}");
         assert!(parse("dance")

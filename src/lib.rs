@@ -21,3 +21,4 @@ pub mod selfplay;
 pub mod train;
 pub mod tune;
 pub mod types;
+pub mod value_text;

@@ -1,18 +1,30 @@
 //! `pbrain-wuzi`: with no arguments, the pbrain protocol on stdin/stdout (as managers and
 //! GUIs run it); the subcommands are for people and tools (see `cli`).
 
-use clap::Parser;
 use std::io::{self, IsTerminal};
-use wuzi::cli::{Cli, Command};
+use wuzi::cli::{Cli, Command, UsageError};
 use wuzi::protocol::{self, output::Output};
 
-fn main() -> anyhow::Result<()> {
-    match run(Cli::parse()) {
+/// Exit status 2: a command line that cannot be carried out, as for clap's own errors.
+const USAGE_STATUS: i32 = 2;
+
+fn main() {
+    let cli = wuzi::cli::parse_from(std::env::args_os()).unwrap_or_else(|e| e.exit());
+    match run(cli) {
+        Ok(()) => {}
         // Whoever read the output has stopped reading (`pbrain-wuzi analyse ... | head`):
         // there is nothing more to say and nobody to say it to, so end quietly, as other
         // command-line tools do.
-        Err(e) if broken_pipe(&e) => Ok(()),
-        r => r,
+        Err(e) if broken_pipe(&e) => {}
+        Err(e) => {
+            // One line, worded like the parser's errors: `error: ` and the causes.
+            eprintln!("error: {e:#}");
+            if e.downcast_ref::<UsageError>().is_some() {
+                eprintln!("\nFor more information, try '--help'.");
+                std::process::exit(USAGE_STATUS);
+            }
+            std::process::exit(1);
+        }
     }
 }
 
@@ -29,9 +41,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         None => {
             if io::stdin().is_terminal() {
                 // Only a person at a terminal sees this; managers use pipes.
-                // One line that fits 80 columns.
+                // Lines that fit 80 columns.
                 eprintln!(
                     "Wuzi, pbrain protocol: type START 15 (END quits); to play: pbrain-wuzi play"
+                );
+                eprintln!(
+                    "Each move thinks up to {} s unless INFO timeout_turn says (1000: 1 s).",
+                    wuzi::search::time::DEFAULT_TURN_MS / 1000
                 );
             }
             let stdin = io::stdin();
@@ -88,7 +104,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Some(Command::Online(args)) => {
             let fast_poll = std::env::var_os(wuzi::online::cli::FAST_POLL_ENV).is_some();
-            let config = args.into_config(fast_poll)?;
+            let config = args
+                .into_config(fast_poll)
+                .map_err(|e| UsageError(format!("{e:#}")))?;
             wuzi::online::run(&config, &mut io::stdout())?;
             Ok(())
         }

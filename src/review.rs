@@ -9,9 +9,8 @@ use crate::board::Board;
 use crate::records::{self, Mark, Record};
 use crate::rules;
 use crate::search::{Limits, RootLine, SearchResult, Searcher, Silent};
-use crate::types::{
-    format_value, winrate, Color, Depth, Pos, Rule, Value, VALUE_MATE, VALUE_MATE_BOUND,
-};
+use crate::types::{winrate, Color, Depth, Pos, Rule, Value, VALUE_MATE, VALUE_MATE_BOUND};
+use crate::value_text::{self, one_ply_later, Side};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
@@ -113,27 +112,36 @@ impl Label {
 pub struct MoveReview {
     pub colour: Color,
     pub played: Pos,
+    /// The value of the position before the move: the previous move's `after`, seen from
+    /// this side.
     pub before: Value,
+    /// The value of the position after the move (a proven result counted from there).
     pub after: Value,
+    /// The best move: Wuzi's, or the move played where it did at least as well.
     pub best: Pos,
+    /// The best move's value, searched like `after` (the same depth or time).
+    pub best_value: Value,
     /// Wuzi's line from the best move.
     pub line: Vec<Pos>,
-    /// Win-rate points lost, from the mover's side.
+    /// Win-rate points the move gave up against the best move (never below 0).
     pub loss: f64,
     pub label: Option<Label>,
 }
 
-/// The position after the first `n` moves of `record`, under `rule`.
-fn position(record: &Record, rule: Rule, n: usize) -> anyhow::Result<Board> {
-    let mut b = Board::new(record.width, record.height, rule)?;
-    for m in &record.moves[..n] {
-        b.make_move(m.pos);
-    }
-    Ok(b)
+/// A search's value: its best line's.
+fn value_of(r: &SearchResult) -> Value {
+    r.lines.first().map_or(r.value, |l| l.value)
 }
 
 /// Review every move of `record` under `rule` with `limits` per position, on `threads`
 /// search threads.
+///
+/// Every position is searched once; its value, from the side to move, is the `before`
+/// of the move played there and, negated, the `after` of the move that led to it, so
+/// that the rows chain. The best move's value comes from a search of the position it
+/// leads to with the same limits, so that the move played and the best move are measured
+/// alike: the loss is the difference of their win rates, and a move that does better than
+/// Wuzi's choice is the best move.
 pub fn review(
     record: &Record,
     rule: Rule,
@@ -142,81 +150,113 @@ pub fn review(
 ) -> anyhow::Result<Vec<MoveReview>> {
     let mut searcher = Searcher::new(REVIEW_TT_BYTES);
     searcher.set_threads(threads);
-    let n = record.moves.len();
-    // Searches of the positions before each move, and after the last one when the game
-    // goes on from there.
-    let mut searches: Vec<Option<SearchResult>> = Vec::with_capacity(n + 1);
-    let mut reviews = Vec::with_capacity(n);
-    for i in 0..=n {
-        let mut board = position(record, rule, i)?;
-        let over = i > 0 && rules::last_move_won(&mut board) || board.empty_count() == 0;
-        searches.push((!over).then(|| searcher.search(&mut board, limits.clone(), &mut Silent)));
-        if over {
-            break;
-        }
+    let single = Limits {
+        multipv: 1,
+        ..limits.clone()
+    };
+    let mut board = Board::new(record.width, record.height, rule)?;
+    let mut reviews = Vec::with_capacity(record.moves.len());
+    if record.moves.is_empty() {
+        return Ok(reviews);
     }
-    for i in 0..searches.len().min(n) {
-        let Some(r) = &searches[i] else { break };
-        let mut board = position(record, rule, i)?;
+    let mut here = searcher.search(&mut board.clone(), limits.clone(), &mut Silent);
+    let mut value = value_of(&here);
+    for m in &record.moves {
         let colour = board.side_to_move();
-        let played = record.moves[i].pos;
+        let played = m.pos;
+        anyhow::ensure!(board.is_empty(played), "{} is taken", cell(played));
         let foul = colour == Color::Black && rules::is_forbidden(&mut board, played);
-        board.make_move(played);
-        let before = r.lines.first().map_or(r.value, |l| l.value);
-        let second = r.lines.iter().find(|l| l.pv.first() != Some(&played));
+        let mut child = board.clone();
+        child.make_move(played);
+        // The position after the move, from the opponent's side, and its search.
+        let next: Option<(Value, SearchResult)> =
+            if foul || rules::last_move_won(&mut child) || child.empty_count() == 0 {
+                None
+            } else {
+                let s = searcher.search(&mut child.clone(), limits.clone(), &mut Silent);
+                let mut v = value_of(&s);
+                if value <= -VALUE_MATE_BOUND {
+                    // Lost whatever was played: the opponent's win stands, one ply nearer.
+                    v = v.max(one_ply_later(-value));
+                } else if value >= VALUE_MATE_BOUND && v > -VALUE_MATE_BOUND {
+                    // A win kept by a slower road than the search's own needs more plies
+                    // to prove than this search had: look again, deeper, before calling
+                    // it missed.
+                    let again =
+                        value_of(&searcher.search(&mut child.clone(), deeper(limits), &mut Silent));
+                    if again <= -VALUE_MATE_BOUND {
+                        v = again;
+                    }
+                }
+                Some((v, s))
+            };
         let after = if foul {
             -VALUE_MATE
-        } else if rules::last_move_won(&mut board) {
-            VALUE_MATE - 1
-        } else if r.best == played || r.lines.first().is_some_and(|l| l.pv[0] == played) {
-            before
-        } else if let Some(l) = r.lines.iter().find(|l| l.pv.first() == Some(&played)) {
-            l.value
         } else {
-            match searches.get(i + 1) {
-                Some(Some(next)) => -next.lines.first().map_or(next.value, |l| l.value),
+            match &next {
+                Some((v, _)) => -v,
+                None if rules::last_move_won(&mut child) => VALUE_MATE,
                 // The board is full after the move: a draw.
-                _ => 0,
+                None => 0,
             }
         };
-        // A proven loss stays one whatever is played; a shallower search of the next
-        // position may not see it yet.
-        let after = if before <= -VALUE_MATE_BOUND {
-            after.min(before)
+        let wuzi_best = here.best;
+        let (mut best, mut best_value, mut line) = if wuzi_best == played {
+            (
+                played,
+                after,
+                here.lines
+                    .first()
+                    .map_or_else(|| here.pv.clone(), |l| l.pv.clone()),
+            )
         } else {
-            after
-        };
-        // A win kept by a slower road than the search's own needs more plies to prove
-        // than the next position's search had: look again, deeper, before calling it
-        // missed.
-        let missed = before >= VALUE_MATE_BOUND && after < VALUE_MATE_BOUND;
-        let after = if !foul && missed && board.empty_count() > 0 {
-            let again = -searcher
-                .search(&mut board, deeper(limits), &mut Silent)
-                .value;
-            if again >= VALUE_MATE_BOUND {
-                again
+            let line = here
+                .lines
+                .first()
+                .map_or_else(|| here.pv.clone(), |l| l.pv.clone());
+            let raw = value_of(&here);
+            let v = if raw.abs() >= VALUE_MATE_BOUND {
+                // Proven: the search's own value of its move is exact.
+                one_ply_later(raw)
             } else {
-                after
-            }
-        } else {
-            after
+                let mut alt = board.clone();
+                alt.make_move(wuzi_best);
+                if rules::last_move_won(&mut alt) {
+                    VALUE_MATE
+                } else if alt.empty_count() == 0 {
+                    0
+                } else {
+                    -value_of(&searcher.search(&mut alt, single.clone(), &mut Silent))
+                }
+            };
+            (wuzi_best, v, line)
         };
-        let loss = (100.0 * (winrate(before) - winrate(after))).max(0.0);
-        let label = label(foul, before, after, loss, r.best == played, second);
+        if !foul && after > best_value {
+            // Measured alike, the move played did better than Wuzi's choice.
+            best = played;
+            best_value = after;
+            line = std::iter::once(played)
+                .chain(next.iter().flat_map(|(_, s)| s.pv.iter().copied()))
+                .collect();
+        }
+        let loss = (100.0 * (winrate(best_value) - winrate(after))).max(0.0);
+        let second = here.lines.iter().find(|l| l.pv.first() != Some(&played));
+        let label = label(foul, best_value, after, loss, best == played, second);
         reviews.push(MoveReview {
             colour,
             played,
-            before,
+            before: value,
             after,
-            best: r.best,
-            line: r
-                .lines
-                .first()
-                .map_or_else(|| r.pv.clone(), |l| l.pv.clone()),
+            best,
+            best_value,
+            line,
             loss,
             label,
         });
+        let Some((v, s)) = next else { break };
+        board = child;
+        value = v;
+        here = s;
     }
     Ok(reviews)
 }
@@ -233,10 +273,11 @@ fn deeper(limits: &Limits) -> Limits {
     }
 }
 
-/// The label a move earns: the Gomoku transitions first, then the size of the loss.
+/// The label a move earns: the Gomoku transitions from the best move's value to the
+/// value after the move played first, then the size of the loss.
 fn label(
     foul: bool,
-    before: Value,
+    best: Value,
     after: Value,
     loss: f64,
     was_best: bool,
@@ -246,9 +287,9 @@ fn label(
     let lost = |v: Value| v <= -VALUE_MATE_BOUND;
     if foul {
         Some(Label::Foul)
-    } else if lost(after) && !lost(before) {
+    } else if lost(after) && !lost(best) {
         Some(Label::AllowedWin)
-    } else if won(before) && !won(after) {
+    } else if won(best) && !won(after) {
         Some(Label::MissedWin)
     } else if loss >= BLUNDER_PP {
         Some(Label::Blunder)
@@ -256,7 +297,7 @@ fn label(
         Some(Label::Mistake)
     } else if loss >= INACCURACY_PP {
         Some(Label::Inaccuracy)
-    } else if was_best && !lost(before) && second.is_some_and(|l| lost(l.value)) {
+    } else if was_best && !lost(best) && second.is_some_and(|l| lost(l.value)) {
         Some(Label::OnlyMove)
     } else {
         None
@@ -295,18 +336,26 @@ fn side(c: Color) -> &'static str {
 }
 
 fn cell(p: Pos) -> String {
-    records::coords::to_pos_string(p).unwrap_or_else(|| p.to_string())
+    crate::play::screen::cell_name(p)
 }
 
-/// The text of one move's review, as printed and as written into SGF comments.
+/// What the table's numbers mean, printed under its header line.
+const UNITS: &str = "\
+Values are the mover's: the win rate, then the evaluation in brackets (+200 is a 73%
+win rate); \"wins in N\" and \"loses in N\" are forced, N moves of the winner's.
+\"before\" is the position's value, \"after\" the value after the move (the next row's
+\"before\", seen from the other side), \"best\" Wuzi's move with its value searched the
+same way, and \"loss\" the win-rate points (pp) the move gave up against it.";
+
+/// The text of one move's review, as written into SGF comments.
 fn describe(r: &MoveReview) -> String {
+    let who = Side::of(r.colour).name();
     let mut s = format!(
-        "value {} -> {} (win {:.0}% -> {:.0}%), best {} ({})",
-        format_value(r.before),
-        format_value(r.after),
-        100.0 * winrate(r.before),
-        100.0 * winrate(r.after),
+        "for {who}: before {}, after {}; best {} {} ({})",
+        value_text::cell(r.before),
+        value_text::cell(r.after),
         cell(r.best),
+        value_text::cell(r.best_value),
         r.line
             .iter()
             .take(6)
@@ -314,8 +363,8 @@ fn describe(r: &MoveReview) -> String {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    if r.loss >= 0.5 {
-        let _ = write!(s, ", loss {:.1} pp", r.loss);
+    if r.loss >= 0.05 {
+        let _ = write!(s, "; loss {:.1} pp", r.loss);
     }
     if let Some(l) = r.label {
         let _ = write!(s, ": {}", l.text());
@@ -323,45 +372,44 @@ fn describe(r: &MoveReview) -> String {
     s
 }
 
-/// Review the requested game and print the report to `out`.
-pub fn run(req: &Request, out: &mut dyn Write) -> anyhow::Result<()> {
-    let mut record = records::load(&req.game)?;
-    let rule = req.rule.or(record.rule).unwrap_or(Rule::Freestyle);
-    let limits = req.limits();
-    let reviews = review(&record, rule, &limits, req.threads.threads)?;
-    let per = match req.time {
-        Some(t) => format!("{:.1} s", t.as_secs_f64()),
-        None => format!("depth {}", limits.max_depth.unwrap_or(DEFAULT_DEPTH)),
-    };
+/// The report of `reviews` of `record` (`game` names its file, `per` says how each
+/// position was searched: `to depth 6`), as `review` prints it.
+pub fn report(
+    game: &str,
+    record: &Record,
+    rule: Rule,
+    per: &str,
+    reviews: &[MoveReview],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     writeln!(
         out,
-        "Game: {} ({} on {}x{}), {} moves{}; review: {per} a position",
-        req.game.display(),
+        "Game: {game} ({} on {}x{}), {}{}; each position searched {per}",
         rule.name(),
         record.width,
         record.height,
-        record.moves.len(),
+        value_text::plural(record.moves.len(), "move"),
         record
             .result
             .as_deref()
             .map_or(String::new(), |r| format!(", result {r}"))
     )?;
+    writeln!(out, "{UNITS}")?;
     writeln!(
         out,
-        "  #  side move       value -> after           win%      best  loss  note"
+        "  #  side move  before        after         best                  loss  note"
     )?;
     for (i, r) in reviews.iter().enumerate() {
         let row = format!(
-            "{:>3}  {}    {:<4} {:>10} -> {:<10}  {:>3}% -> {:>3}%  {:<4} {:>5}  {}",
+            "{:>3}  {}    {:<4}  {:<12}  {:<12}  {:<4} {:<16} {:>5}  {}",
             i + 1,
             side(r.colour),
             cell(r.played),
-            format_value(r.before),
-            format_value(r.after),
-            (100.0 * winrate(r.before)).round(),
-            (100.0 * winrate(r.after)).round(),
+            value_text::cell(r.before),
+            value_text::cell(r.after),
             cell(r.best),
-            if r.loss >= 0.5 {
+            value_text::cell(r.best_value),
+            if r.loss >= 0.05 {
                 format!("{:.1}", r.loss)
             } else {
                 String::new()
@@ -372,22 +420,33 @@ pub fn run(req: &Request, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     for colour in [Color::Black, Color::White] {
         let mine: Vec<&MoveReview> = reviews.iter().filter(|r| r.colour == colour).collect();
-        let count = |l: Label| mine.iter().filter(|r| r.label == Some(l)).count();
-        let avg = mine.iter().map(|r| r.loss).sum::<f64>() / mine.len().max(1) as f64;
+        let count = |l: Label, noun: &str| {
+            value_text::plural(mine.iter().filter(|r| r.label == Some(l)).count(), noun)
+        };
+        let name = if colour == Color::Black {
+            "Black"
+        } else {
+            "White"
+        };
+        if mine.is_empty() {
+            writeln!(out, "{name}: no moves")?;
+            continue;
+        }
+        let avg = mine.iter().map(|r| r.loss).sum::<f64>() / mine.len() as f64;
         writeln!(
             out,
-            "{}: {} blunders, {} mistakes, {} inaccuracies, {} forced wins allowed, {} missed, {} fouls, {} only moves; average loss {avg:.1} pp",
-            if colour == Color::Black { "Black" } else { "White" },
-            count(Label::Blunder),
-            count(Label::Mistake),
-            count(Label::Inaccuracy),
-            count(Label::AllowedWin),
-            count(Label::MissedWin),
-            count(Label::Foul),
-            count(Label::OnlyMove),
+            "{name}: {}, {}, {}, {} allowed, {} missed, {}, {}; average loss {:.1} pp",
+            count(Label::Blunder, "blunder"),
+            count(Label::Mistake, "mistake"),
+            count(Label::Inaccuracy, "inaccuracy"),
+            count(Label::AllowedWin, "forced win"),
+            count(Label::MissedWin, "forced win"),
+            count(Label::Foul, "foul"),
+            count(Label::OnlyMove, "only move"),
+            avg.max(0.0) + 0.0,
         )?;
     }
-    match decisive(&reviews) {
+    match decisive(reviews) {
         Some(i) => {
             let r = &reviews[i];
             writeln!(
@@ -401,13 +460,37 @@ pub fn run(req: &Request, out: &mut dyn Write) -> anyhow::Result<()> {
         }
         None => writeln!(out, "Decisive move: none (no move lost anything)")?,
     }
+    Ok(())
+}
+
+/// How each position was searched, for the report's first line.
+fn per_position(req: &Request) -> String {
+    match req.time {
+        Some(t) => format!("for {:.1} s", t.as_secs_f64()),
+        None => format!("to depth {}", req.depth.unwrap_or(DEFAULT_DEPTH)),
+    }
+}
+
+/// `record` with every move's review as its SGF comment and mark.
+fn annotated(record: &Record, rule: Rule, reviews: &[MoveReview]) -> Record {
+    let mut record = record.clone();
+    for (m, r) in record.moves.iter_mut().zip(reviews) {
+        m.comment = Some(describe(r));
+        m.mark = r.label.map(Label::mark);
+    }
+    record.rule = Some(rule);
+    record
+}
+
+/// Review the requested game and print the report to `out`.
+pub fn run(req: &Request, out: &mut dyn Write) -> anyhow::Result<()> {
+    let record = records::load(&req.game)?;
+    let rule = req.rule.or(record.rule).unwrap_or(Rule::Freestyle);
+    let reviews = review(&record, rule, &req.limits(), req.threads.threads)?;
+    let game = req.game.display().to_string();
+    report(&game, &record, rule, &per_position(req), &reviews, out)?;
     if let Some(path) = &req.sgf {
-        for (m, r) in record.moves.iter_mut().zip(&reviews) {
-            m.comment = Some(describe(r));
-            m.mark = r.label.map(Label::mark);
-        }
-        record.rule = Some(rule);
-        let text = records::Format::Sgf.write(&record)?;
+        let text = records::Format::Sgf.write(&annotated(&record, rule, &reviews))?;
         std::fs::write(path, text)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
         writeln!(out, "Wrote {}", path.display())?;
@@ -488,21 +571,89 @@ mod tests {
         assert_eq!(label(false, -mate, -mate, 0.0, true, Some(&losing)), None);
     }
 
+    /// The README's review example: its command, and the lines of its output it shows
+    /// (`...` stands for lines left out).
+    fn readme_example() -> (String, Vec<&'static str>) {
+        let readme = include_str!("../README.md");
+        let intro = readme
+            .lines()
+            .position(|l| l.starts_with("`pbrain-wuzi review ") && l.ends_with("` prints:"))
+            .expect("the README shows a review");
+        let line = &readme.lines().nth(intro).unwrap();
+        let command = line
+            .trim_start_matches("`pbrain-wuzi ")
+            .trim_end_matches("` prints:")
+            .to_string();
+        let shown = readme
+            .lines()
+            .skip(intro + 2)
+            .take_while(|l| l.starts_with("    "))
+            .map(|l| &l[4..])
+            .collect();
+        (command, shown)
+    }
+
+    /// Whether `shown` is `text` with some runs of lines replaced by `...`.
+    fn shows(shown: &[&str], text: &str) -> bool {
+        let lines: Vec<&str> = text.lines().collect();
+        let parts: Vec<&[&str]> = shown.split(|l| *l == "...").collect();
+        let (first, last) = (parts[0], parts[parts.len() - 1]);
+        if !lines.starts_with(first) || !lines[first.len()..].ends_with(last) {
+            return false;
+        }
+        let mut at = first.len();
+        let end = lines.len() - last.len();
+        for part in &parts[1..parts.len() - 1] {
+            match (at..end).find(|&i| lines[i..end].starts_with(part)) {
+                Some(i) => at = i + part.len(),
+                None => return false,
+            }
+        }
+        parts.len() > 1 || lines.len() == first.len()
+    }
+
     #[test]
     fn a_real_c_gomoku_cli_game() {
         // Game 1 of a c-gomoku-cli match of Wuzi against itself at 50 ms a move, which
-        // black won. Reviewed to depth 7: black's third move (j12) threw away much of its
-        // edge (g8 was best; about 15 points of winning chance, near the line between a
-        // mistake and a blunder), and at move 41 black had a forced win and kept it with
-        // e11, so that move carries no label. The win after e11 is longer than the one the
-        // search found, and the depth-7 search of the next position does not prove it: the
-        // second, deeper look does.
-        let record = records::Format::Sgf
-            .read(include_str!("records/c-gomoku-cli.sgf"))
-            .unwrap();
-        let limits = request("g --depth 7").unwrap().limits();
-        let reviews = review(&record, Rule::Freestyle, &limits, 1).unwrap();
+        // black won, reviewed with the README's command (one thread: on more, a helper's
+        // deeper iterations change what a fixed depth finds). Black's third move (j12)
+        // threw away much of its edge (g8 was best), and at move 41 black had a forced
+        // win and kept it with e11 (e12 was faster), so that move carries no label. The
+        // win after e11 is longer than the one the search found, and the search of the
+        // next position does not prove it: the second, deeper look does.
+        let (command, shown) = readme_example();
+        let req = match crate::cli::parse(&command).unwrap() {
+            crate::cli::Command::Review(r) => r,
+            other => panic!("{other:?}"),
+        };
+        let record = records::load(&req.game).unwrap();
+        let reviews = review(&record, Rule::Freestyle, &req.limits(), req.threads.threads).unwrap();
         assert_eq!(reviews.len(), record.moves.len());
+        let mut text = Vec::new();
+        let game = req.game.display().to_string();
+        report(
+            &game,
+            &record,
+            Rule::Freestyle,
+            &per_position(&req),
+            &reviews,
+            &mut text,
+        )
+        .unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(
+            shows(&shown, &text),
+            "the README's example is not what `{command}` prints:\n{text}"
+        );
+
+        // The rows chain, and no move gains on the best one.
+        for pair in reviews.windows(2) {
+            assert_eq!(pair[1].before, -pair[0].after, "{}", describe(&pair[1]));
+        }
+        for r in &reviews {
+            assert!(r.loss >= 0.0 && r.after <= r.best_value, "{}", describe(r));
+            assert_eq!(r.loss == 0.0, winrate(r.after) == winrate(r.best_value));
+        }
         let r = &reviews[2];
         let cells = (cell(r.played), cell(r.best));
         assert_eq!(
@@ -523,40 +674,56 @@ mod tests {
             describe(r)
         );
         assert_eq!(r.label, None, "{}", describe(r));
-        assert!(reviews.iter().all(|r| r.loss >= 0.0));
         let d = decisive(&reviews).expect("a decisive move");
         assert_eq!(reviews[d].colour, Color::White, "the loser made it");
-        // The whole report and its SGF.
-        let dir = std::env::temp_dir().join(format!("wuzi-review-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let game = dir.join("game.sgf");
-        std::fs::write(&game, include_str!("records/c-gomoku-cli.sgf")).unwrap();
-        let out_sgf = dir.join("reviewed.sgf");
-        // One thread: on more, a helper's deeper iterations change what depth 7 finds.
-        let line = format!(
-            "{} --depth 7 --threads 1 --sgf {}",
-            game.display(),
-            out_sgf.display()
-        );
-        let req = request(&line).unwrap();
-        let mut text = Vec::new();
-        run(&req, &mut text).unwrap();
-        let text = String::from_utf8(text).unwrap();
+
         // Move 3's own row carries the label (the summary lines name every kind anyway).
         let row = text
             .lines()
             .find(|l| l.starts_with("  3  B    j12 "))
             .unwrap_or_else(|| panic!("no row for move 3:\n{text}"));
         assert!(row.ends_with(third.text()), "{row}");
-        let back = records::load(&out_sgf).unwrap();
+
+        // The same review as SGF comments and marks, read back.
+        let sgf = records::Format::Sgf
+            .write(&annotated(&record, Rule::Freestyle, &reviews))
+            .unwrap();
+        let back = records::Format::Sgf.read(&sgf).unwrap();
         assert_eq!(back.positions(), record.positions());
         let m = &back.moves[2];
         assert_eq!(m.mark, Some(third.mark()));
+        let comment = m.comment.as_deref().unwrap();
         assert!(
-            m.comment.as_deref().unwrap().contains("best g8"),
-            "{:?}",
-            m.comment
+            comment.starts_with("for black: before ") && comment.contains("best g8"),
+            "{comment}"
         );
+    }
+
+    #[test]
+    fn writes_the_reviewed_game() {
+        let dir = std::env::temp_dir().join(format!("wuzi-review-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let game = dir.join("game.txt");
+        // Black has four in a row and plays the five; white's a9 was the only defence.
+        std::fs::write(&game, "h8a1i8a2j8a3k8a4l8\n").unwrap();
+        let out_sgf = dir.join("reviewed.sgf");
+        let line = format!(
+            "{} --depth 3 --threads 1 --sgf {}",
+            game.display(),
+            out_sgf.display()
+        );
+        let mut text = Vec::new();
+        run(&request(&line).unwrap(), &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(
+            text.contains("9 moves; each position searched to depth 3"),
+            "{text}"
+        );
+        assert!(text.contains("Decisive move: "), "{text}");
+        let back = records::load(&out_sgf).unwrap();
+        assert_eq!(back.moves.len(), 9);
+        let last = back.moves[8].comment.as_deref().unwrap();
+        assert!(last.contains("after won"), "{last}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -90,7 +90,7 @@ fn wins_a_whole_game_as_black() {
     assert!(out.contains("opponent played "), "{out}");
     assert!(out.contains("thinking (up to "), "{out}");
     assert!(
-        out.contains("played hh (value "),
+        out.contains("played hh (depth ") && out.contains(" for Wuzi (eval "),
         "the first move is the centre:\n{out}"
     );
     assert_eq!(mock.requests(Endpoint::Join).len(), 1);
@@ -535,7 +535,8 @@ fn bad_command_lines_are_refused() {
         "--poll",
         "1",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    // Command-line faults, the parser's own and those it cannot see: exit status 2.
+    assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("poll every 5 to 10 seconds"), "{stderr}");
     let out = run(&[
@@ -546,7 +547,7 @@ fn bad_command_lines_are_refused() {
         "--password",
         "p",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("no TLS"), "{stderr}");
     // A missing option is a usage error (exit status 2), named in the message.

@@ -92,7 +92,13 @@ pub fn run_with(
     player: &mut dyn Player,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    let server = Server::new(&cfg.server, &cfg.user, &cfg.password, cfg.request_timeout)?;
+    // A server address that cannot work is the command line's fault (exit status 2).
+    let server = Server::new(&cfg.server, &cfg.user, &cfg.password, cfg.request_timeout).map_err(
+        |e| match e {
+            ServerError::Config(why) => anyhow::Error::new(crate::cli::UsageError(why)),
+            e => e.into(),
+        },
+    )?;
     let mut client = Client {
         cfg,
         server,
@@ -478,8 +484,12 @@ impl Client<'_> {
                 Ok(()) => {
                     self.misses = 0;
                     self.failures = 0;
+                    let verdict = answer
+                        .verdict
+                        .as_ref()
+                        .map_or(String::new(), |v| format!(": {v}"));
                     self.say(&format!(
-                        "played {coord} ({}, {})",
+                        "played {coord} ({}, {}){verdict}",
                         answer.detail,
                         server::format_duration(took)
                     ));

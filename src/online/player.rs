@@ -9,7 +9,8 @@ use crate::engine::Engine;
 use crate::rules;
 use crate::search::time::TimeControl;
 use crate::search::{SearchResult, Searcher, Silent};
-use crate::types::{format_value, Color, Depth, Pos, Rule};
+use crate::types::{Color, Depth, Pos, Rule};
+use crate::value_text::{plural, verdict, Side};
 use anyhow::{anyhow, bail, Context};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -41,6 +42,8 @@ pub struct Answer {
     pub pos: Pos,
     /// How it was found, for the log.
     pub detail: String,
+    /// What the search made of the position, for people (Wuzi's own search only).
+    pub verdict: Option<String>,
 }
 
 /// Depth, node and hash limits for the search (Wuzi's own, or sent to an external
@@ -167,12 +170,8 @@ impl Player for Wuzi {
                 self.engine.return_searcher(searcher);
                 Some(Ok(Answer {
                     pos: r.best,
-                    detail: format!(
-                        "value {}, depth {}, {} nodes",
-                        format_value(r.value),
-                        r.depth,
-                        r.nodes
-                    ),
+                    detail: format!("depth {}, {}", r.depth, plural(r.nodes as usize, "node")),
+                    verdict: Some(verdict(r.value, Side::Wuzi, Side::Opponent)),
                 }))
             }
             Err(RecvTimeoutError::Timeout) => None,
@@ -426,6 +425,7 @@ impl Player for External {
             Some(pos) => Some(Ok(Answer {
                 pos,
                 detail: format!("{},{} from the engine", pos.x(), pos.y()),
+                verdict: None,
             })),
             None => {
                 self.kill();

@@ -7,10 +7,12 @@ pub mod screen;
 pub mod terminal;
 
 use crate::engine::Engine;
+use crate::records::coords::{parse_cell, CellError};
 use crate::records::{self, Move, Record};
 use crate::search::time::TimeControl;
 use crate::search::{IterationReport, Observer, SearchResult, Searcher};
-use crate::types::{format_value, winrate, Color, Pos, Rule};
+use crate::types::{Color, Pos, Rule};
+use crate::value_text::{one_ply_later, plural, verdict, Side};
 use screen::{cell_name, render, winning_line, Style};
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -18,15 +20,16 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 const HELP: &str = "\
-Type a move as h8 (column letter, row number) or 7,7 (column,row from 0), or:
+Type a move as h8 (column letter, row number counted from the top, as drawn) or 7,7
+(column,row from 0), or:
   undo        take back your last move and Wuzi's answer
   hint        Wuzi suggests a move for you
   new         a new game with the same settings
   swap        change sides: Wuzi plays your stones from here on
-  save FILE   save the game (.psq, .sgf, .sav or .txt for a pos string)
+  save FILE   save the game; the name ends in .psq, .sgf, .sav, or .txt for a pos string
   load FILE   load a game from a file of any of those formats
   help        this text
-  quit        leave (so does Ctrl-D)";
+  quit        leave (asks first if the game is not saved; Ctrl-D does not)";
 
 /// How a game is set up.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,6 +101,8 @@ struct Game<'a> {
     out: &'a mut dyn Write,
     /// How the game ended, once it has.
     result: Option<String>,
+    /// Whether the game on the board is in a file (saved or loaded as it is), or empty.
+    saved: bool,
 }
 
 /// Play games until the person quits or the input ends.
@@ -113,6 +118,7 @@ pub fn run(
         display,
         out,
         result: None,
+        saved: true,
     };
     writeln!(
         g.out,
@@ -138,7 +144,11 @@ pub fn run(
         }
         let (word, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
         match word.to_ascii_lowercase().as_str() {
-            "quit" | "exit" | "q" => return Ok(()),
+            "quit" | "exit" | "q" => {
+                if g.saved || g.confirm_quit(input)? {
+                    return Ok(());
+                }
+            }
             "help" | "?" => writeln!(g.out, "{HELP}")?,
             "new" => g.new_game()?,
             "undo" => g.undo()?,
@@ -162,6 +172,25 @@ impl Game<'_> {
             Some(_) => "game over (new, undo, save FILE, quit)".to_string(),
             None => format!("your move as {colour}"),
         }
+    }
+
+    /// Asks whether to quit with the game unsaved; end of input is a yes.
+    fn confirm_quit(&mut self, input: &mut dyn BufRead) -> anyhow::Result<bool> {
+        write!(
+            self.out,
+            "The game is not saved (save FILE saves it). Quit anyway? (y/n)> "
+        )?;
+        self.out.flush()?;
+        let mut answer = String::new();
+        if input.read_line(&mut answer)? == 0 {
+            writeln!(self.out)?;
+            return Ok(true);
+        }
+        let yes = matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+        if !yes {
+            writeln!(self.out, "Not quitting: the game goes on.")?;
+        }
+        Ok(yes)
     }
 
     fn board(&self) -> &crate::board::Board {
@@ -190,6 +219,7 @@ impl Game<'_> {
             left_ms: None,
         };
         self.result = None;
+        self.saved = true;
         let human = if self.opts.human == Color::Black {
             "black (X)"
         } else {
@@ -211,34 +241,25 @@ impl Game<'_> {
         Ok(())
     }
 
-    /// A typed cell: `h8` or `x,y`.
-    fn parse_cell(&self, text: &str) -> Option<Pos> {
-        let b = self.board();
-        let (x, y) = if let Some((x, y)) = text.split_once(',') {
-            (x.trim().parse::<i64>().ok()?, y.trim().parse::<i64>().ok()?)
-        } else {
-            let mut chars = text.chars();
-            let letter = chars.next()?.to_ascii_lowercase();
-            if !letter.is_ascii_lowercase() {
-                return None;
-            }
-            let row: i64 = chars.as_str().parse().ok()?;
-            ((letter as u8 - b'a') as i64, row - 1)
-        };
-        b.pos_at(x, y).ok()
-    }
-
     fn human_move(&mut self, text: &str) -> anyhow::Result<()> {
         if self.result.is_some() {
             writeln!(self.out, "The game is over: new, undo, save FILE or quit.")?;
             return Ok(());
         }
-        let Some(p) = self.parse_cell(text) else {
-            writeln!(
-                self.out,
-                "'{text}' is neither a move on this board (like h8 or 7,7) nor a command; type help."
-            )?;
-            return Ok(());
+        let (w, h) = (self.board().width(), self.board().height());
+        let p = match parse_cell(text, w, h) {
+            Ok(p) => p,
+            Err(CellError::OffBoard(why)) => {
+                writeln!(self.out, "{why}.")?;
+                return Ok(());
+            }
+            Err(CellError::NotACell) => {
+                writeln!(
+                    self.out,
+                    "'{text}' is neither a move (like h8 or 7,7) nor a command; type help."
+                )?;
+                return Ok(());
+            }
         };
         if !self.board().is_empty(p) {
             writeln!(self.out, "{} is taken.", cell_name(p))?;
@@ -258,6 +279,7 @@ impl Game<'_> {
         self.engine
             .play_opponent(p.x() as i64, p.y() as i64)
             .map_err(|e| anyhow::anyhow!("{e}"))?;
+        self.saved = false;
         if self.check_end()? {
             return Ok(());
         }
@@ -268,13 +290,15 @@ impl Game<'_> {
     fn engine_move(&mut self) -> anyhow::Result<()> {
         let (r, searcher) = self.think(self.board().clone())?;
         self.engine.finish_think(searcher, Some(r.best));
+        self.saved = false;
+        // Wuzi's value before its move, from your side after it.
         writeln!(
             self.out,
-            "Wuzi plays {} (value {}, depth {}, {:.1} s).",
+            "Wuzi plays {} (depth {}, {:.1} s): {}.",
             cell_name(r.best),
-            format_value(r.value),
             r.depth,
-            r.elapsed.as_secs_f64()
+            r.elapsed.as_secs_f64(),
+            verdict(one_ply_later(-r.value), Side::You, Side::Wuzi)
         )?;
         if !self.check_end()? {
             self.show()?;
@@ -349,7 +373,12 @@ impl Game<'_> {
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
         }
         self.result = None;
-        writeln!(self.out, "Took back {} move(s).", history.len() - mine)?;
+        self.saved = false;
+        writeln!(
+            self.out,
+            "Took back {}.",
+            plural(history.len() - mine, "move")
+        )?;
         self.show()
     }
 
@@ -362,10 +391,10 @@ impl Game<'_> {
         self.engine.return_searcher(searcher);
         writeln!(
             self.out,
-            "Hint: {} (value {} for you, win rate {:.0}%).",
+            "Hint: {} (depth {}): {}.",
             cell_name(r.best),
-            format_value(r.value),
-            100.0 * winrate(r.value)
+            r.depth,
+            verdict(r.value, Side::You, Side::Wuzi)
         )?;
         Ok(())
     }
@@ -432,8 +461,15 @@ impl Game<'_> {
         record.black = Some(black.clone());
         record.white = Some(white.clone());
         match records::save(Path::new(path), &record) {
-            Ok(()) => writeln!(self.out, "Saved {} moves to {path}.", record.moves.len())?,
-            Err(e) => writeln!(self.out, "Not saved: {e}")?,
+            Ok(()) => {
+                self.saved = true;
+                writeln!(
+                    self.out,
+                    "Saved {} to {path}.",
+                    plural(record.moves.len(), "move")
+                )?
+            }
+            Err(e) => writeln!(self.out, "Not saved: {e}.")?,
         }
         Ok(())
     }
@@ -482,10 +518,11 @@ impl Game<'_> {
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             return self.replay(&before);
         }
+        self.saved = true;
         writeln!(
             self.out,
-            "Loaded {} moves ({} on {}x{}).",
-            record.moves.len(),
+            "Loaded {} ({} on {}x{}).",
+            plural(record.moves.len(), "move"),
             self.opts.rule.name(),
             record.width,
             record.height
@@ -515,10 +552,9 @@ impl Observer for LiveLine {
         // A failed write to the terminal is not worth stopping the search for.
         let _ = write!(
             out,
-            "\r\x1b[KWuzi thinks: depth {} value {} win {:.0}% pv {}",
+            "\r\x1b[KWuzi thinks: depth {}, {}; line {}",
             r.depth,
-            format_value(r.value),
-            100.0 * winrate(r.value),
+            verdict(-r.value, Side::You, Side::Wuzi),
             pv.join(" ")
         );
         let _ = out.flush();
@@ -582,9 +618,12 @@ mod tests {
         let text = session("--size 9", "h8\nh8\nz1\nhint\nundo\nhelp\nquit\n");
         assert!(text.contains("Wuzi plays "), "{text}");
         assert!(text.contains("h8 is taken."), "{text}");
-        assert!(text.contains("'z1' is neither a move"), "{text}");
+        assert!(
+            text.contains("z1 is off the 9x9 board: columns a to i, rows 1 to 9"),
+            "{text}"
+        );
         assert!(text.contains("Hint: "), "{text}");
-        assert!(text.contains("Took back 2 move(s)."), "{text}");
+        assert!(text.contains("Took back 2 moves."), "{text}");
         assert!(text.contains("undo        take back"), "{text}");
     }
 

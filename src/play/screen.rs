@@ -5,7 +5,6 @@
 //! `[ ]`.
 
 use crate::board::Board;
-use crate::records::coords::to_pos_string;
 use crate::types::{Color, Pos, DIRS};
 
 /// How to draw.
@@ -21,20 +20,8 @@ const WHITE_STONE: &str = "\x1b[1;33m";
 const LAST: &str = "\x1b[7m";
 const FIVE: &str = "\x1b[1;42;30m";
 
-/// A cell as people type it: `h8` (column letter, row number from the top), or `x,y` on
-/// boards wider than 26 columns.
-pub fn cell_name(p: Pos) -> String {
-    to_pos_string(p).unwrap_or_else(|| p.to_string())
-}
-
-/// The column letters of a board `width` wide (`a`.., then `A`.. past 26).
-fn column_letter(x: usize) -> char {
-    if x < 26 {
-        (b'a' + x as u8) as char
-    } else {
-        (b'A' + (x - 26) as u8) as char
-    }
-}
+pub use crate::records::coords::cell_name;
+use crate::records::coords::column_letter;
 
 /// The board drawn as text, one line per row and a line of letters above and below.
 pub fn render(board: &Board, five: &[Pos], style: Style) -> String {

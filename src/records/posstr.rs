@@ -4,7 +4,7 @@
 //! board: it is read on 15×15, or on the smallest square board that holds its moves.
 
 use super::coords::to_pos_string;
-use super::{shown, Record, RecordError};
+use super::{shown, Format, Record, RecordError};
 use crate::types::MAX_SIZE;
 
 /// The board a pos string is read on, unless its moves need a larger one.
@@ -34,6 +34,7 @@ pub fn read(text: &str) -> Result<Record, RecordError> {
                 digits.push(d);
                 chars.next();
             }
+            let cell = &line[at..at + 1 + digits.len()];
             let row: i64 = match digits.len() {
                 1 | 2 => digits.parse().expect("one or two digits"),
                 _ => {
@@ -44,18 +45,18 @@ pub fn read(text: &str) -> Result<Record, RecordError> {
                     ))
                 }
             };
-            cells.push((no, x, row - 1));
+            cells.push((no, x, row - 1, cell));
         }
     }
     let need = cells
         .iter()
-        .map(|&(_, x, y)| x.max(y) + 1)
+        .map(|&(_, x, y, _)| x.max(y) + 1)
         .max()
         .unwrap_or(0)
         .clamp(DEFAULT_SIZE as i64, MAX_SIZE as i64) as usize;
     let mut record = Record::new(need, need);
-    for (no, x, y) in cells {
-        record.push(no, x, y)?;
+    for (no, x, y, cell) in cells {
+        record.push(no, (x, y), cell, Format::PosString)?;
     }
     Ok(record)
 }

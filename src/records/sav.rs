@@ -3,7 +3,7 @@
 //! protocol's `x,y`, the way Yixin-Board sends moves to an engine; to a person looking at
 //! Yixin-Board the game may appear mirrored on the diagonal, which changes nothing in play.
 
-use super::{board_size, shown, Record, RecordError};
+use super::{board_size, shown, Format, Record, RecordError};
 
 pub fn read(text: &str) -> Result<Record, RecordError> {
     let mut lines = text.lines().map(str::trim);
@@ -17,20 +17,38 @@ pub fn read(text: &str) -> Result<Record, RecordError> {
     let height = number(2, "the board height")?;
     let (width, height) = board_size(1, width, height)?;
     let count = number(3, "the number of moves")?;
+    if count < 0 {
+        return Err(RecordError::at(3, "the number of moves", count.to_string()));
+    }
     let mut record = Record::new(width, height);
-    for i in 0..count.max(0) as usize {
+    for i in 0..count as usize {
         let no = 4 + i;
-        let expected = || format!("{count} moves: a move 'a b'");
+        let expected = || {
+            let n = crate::value_text::plural(count as usize, "move");
+            format!("a move 'column row' (line 3 counts {n})")
+        };
         let line = lines
             .next()
             .ok_or_else(|| RecordError::at(no, expected(), "the end of the file"))?;
         let mut it = line.split_whitespace().map(str::parse::<i64>);
         match (it.next(), it.next(), it.next()) {
             (Some(Ok(a)), Some(Ok(b)), None) => {
-                record.push(no, a, b)?;
+                record.push(no, (a, b), line, Format::Sav)?;
             }
             _ => return Err(RecordError::at(no, expected(), shown(line))),
         }
+    }
+    // Only blank lines may follow: a move more than line 3 counts is an error, not a
+    // move dropped.
+    if let Some((i, l)) = lines.enumerate().find(|(_, l)| !l.is_empty()) {
+        return Err(RecordError::at(
+            4 + count as usize + i,
+            format!(
+                "the end of the file: line 3 counts {}",
+                crate::value_text::plural(count as usize, "move")
+            ),
+            shown(l),
+        ));
     }
     Ok(record)
 }

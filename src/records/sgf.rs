@@ -12,8 +12,18 @@
 //! (`AB`, `AW`) and passes are refused with an error.
 
 use super::coords::{sgf_value, to_sgf};
-use super::{board_size, shown, Mark, Record, RecordError};
+use super::{board_size, shown, Format, Mark, Record, RecordError};
 use crate::types::Rule;
+
+/// The properties of SGF's FF[4] (red-bean.com/sgf/properties.html). Any other name is an
+/// error rather than a property skipped: a `B` typed twice (`BB[hh]`) is not a move lost.
+const KNOWN: &[&str] = &[
+    "AB", "AE", "AN", "AP", "AR", "AS", "AW", "B", "BL", "BM", "BR", "BT", "C", "CA", "CP", "CR",
+    "DD", "DM", "DO", "DT", "EV", "FF", "FG", "GB", "GC", "GM", "GN", "GW", "HA", "HO", "IP", "IT",
+    "IY", "KM", "KO", "LB", "LN", "MA", "MN", "N", "OB", "ON", "OT", "OW", "PB", "PC", "PL", "PM",
+    "PW", "RE", "RO", "RU", "SE", "SL", "SO", "SQ", "ST", "SU", "SZ", "TB", "TE", "TM", "TR", "TW",
+    "UC", "US", "V", "VW", "W", "WL", "WR", "WT",
+];
 
 /// One property: its name, values and line.
 struct Property {
@@ -65,8 +75,13 @@ impl Reader<'_> {
         }
     }
 
-    /// A game tree; the nodes of its main line are appended to `main` when `keep`.
-    fn tree(&mut self, main: &mut Vec<Vec<Property>>, keep: bool) -> Result<(), RecordError> {
+    /// A game tree; the nodes of its main line (with the line of their `;`) are appended
+    /// to `main` when `keep`.
+    fn tree(
+        &mut self,
+        main: &mut Vec<(usize, Vec<Property>)>,
+        keep: bool,
+    ) -> Result<(), RecordError> {
         self.expect('(')?;
         self.skip_blanks();
         if self.peek() != Some(';') {
@@ -76,10 +91,11 @@ impl Reader<'_> {
             self.skip_blanks();
             self.peek() == Some(';')
         } {
+            let line = self.line;
             self.bump();
             let node = self.node()?;
             if keep {
-                main.push(node);
+                main.push((line, node));
             }
         }
         let mut first = true;
@@ -118,18 +134,42 @@ impl Reader<'_> {
             if values.is_empty() {
                 return Err(self.error(&format!("'[' (a value of {name})")));
             }
+            if !KNOWN.contains(&name.as_str()) {
+                let e = RecordError::at(line, "a property of SGF's FF[4]", shown(&name));
+                return Err(e);
+            }
+            if props.iter().any(|p: &Property| p.name == name) {
+                let e =
+                    RecordError::at(line, format!("{name} at most once in a node"), shown(&name));
+                return Err(e);
+            }
             props.push(Property { name, values, line });
         }
     }
 
     /// A value after its `[`, up to the closing `]`: `\` escapes the next character and
-    /// drops a line break.
+    /// drops a line break. A value that runs over a line break into what looks like the
+    /// next move (`\n;B[`) has lost its `]`: an error rather than a move swallowed.
     fn value(&mut self) -> Result<String, RecordError> {
+        let start = self.line;
         let mut v = String::new();
         loop {
             match self.bump() {
                 None => return Err(self.error("']' (the end of a value)")),
-                Some(']') => return Ok(v),
+                Some(']') => {
+                    let swallowed = v.lines().skip(1).any(|l| {
+                        let l = l.trim_start();
+                        l.starts_with(";B[") || l.starts_with(";W[")
+                    });
+                    if swallowed {
+                        return Err(RecordError::at(
+                            start,
+                            "']' at the end of this value, before the next move",
+                            shown(&v),
+                        ));
+                    }
+                    return Ok(v);
+                }
                 Some('\\') => match self.bump() {
                     None => return Err(self.error("']' (the end of a value)")),
                     Some('\n') => {}
@@ -148,8 +188,18 @@ pub fn read(text: &str) -> Result<Record, RecordError> {
     };
     let mut nodes = Vec::new();
     r.tree(&mut nodes, true)?;
+    // A collection (c-gomoku-cli writes a match into one file): the first game is read,
+    // the others must be whole games too.
+    loop {
+        r.skip_blanks();
+        match r.peek() {
+            None => break,
+            Some('(') => r.tree(&mut Vec::new(), false)?,
+            Some(_) => return Err(r.error("another game '(;' or the end of the file")),
+        }
+    }
     let mut record = Record::new(15, 15);
-    let root = nodes.first().map(Vec::as_slice).unwrap_or_default();
+    let root = nodes.first().map(|(_, n)| n.as_slice()).unwrap_or_default();
     for p in root {
         let v = p.values[0].trim();
         match p.name.as_str() {
@@ -180,7 +230,7 @@ pub fn read(text: &str) -> Result<Record, RecordError> {
             _ => {}
         }
     }
-    for node in &nodes {
+    for (i, (node_line, node)) in nodes.iter().enumerate() {
         let mut comment = None;
         let mut mark = None;
         let mut moved = false;
@@ -197,10 +247,13 @@ pub fn read(text: &str) -> Result<Record, RecordError> {
                         let found = format!("{}[{}]", p.name, p.values[0]);
                         return Err(RecordError::at(p.line, format!("a {colour} move"), found));
                     }
-                    let (x, y) = point(&p.values[0]).ok_or_else(|| {
-                        RecordError::at(p.line, "a move of two letters", shown(&p.values[0]))
-                    })?;
-                    record.push(p.line, x, y)?;
+                    let text = format!("{}[{}]", p.name, p.values.join("]["));
+                    let (x, y) = point(&p.values[0])
+                        .filter(|_| p.values.len() == 1)
+                        .ok_or_else(|| {
+                            RecordError::at(p.line, "a move of two letters", shown(&text))
+                        })?;
+                    record.push(p.line, (x, y), &text, Format::Sgf)?;
                     moved = true;
                 }
                 "AB" | "AW" | "AE" => {
@@ -225,6 +278,18 @@ pub fn read(text: &str) -> Result<Record, RecordError> {
             let m = record.moves.last_mut().expect("a move was read");
             m.comment = comment;
             m.mark = mark;
+        } else if i > 0 {
+            // A node of the main line without a move (a broken `B`, say): refused, so that
+            // the game does not end there unseen.
+            let line = *node_line;
+            let found = node.first().map_or("an empty node ';'".to_string(), |p| {
+                shown(&format!("{}[{}]", p.name, p.values[0]))
+            });
+            return Err(RecordError::at(
+                line,
+                "a move B[..] or W[..] in every node after the first",
+                found,
+            ));
         }
     }
     Ok(record)

@@ -49,7 +49,7 @@ const UNLIMITED_TURN_MS: u64 = 2_000_000;
 const UNLIMITED_MATCH_MS: u64 = 100_000_000;
 
 /// Per-move limit assumed when the manager gives no limit at all (the skeleton's default).
-const DEFAULT_TURN_MS: u64 = 30_000;
+pub const DEFAULT_TURN_MS: u64 = 30_000;
 /// Time kept back for pipe latency and process scheduling, per move.
 const RESERVE_MS: u64 = 60;
 /// The share of a per-move limit kept back (an eighth), between `RESERVE_MS` and
