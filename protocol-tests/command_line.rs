@@ -119,5 +119,11 @@ fn a_broken_record_is_refused_not_cut_short() {
         "{out}"
     );
     assert!(!out.contains("-0.0") && !out.contains("1 moves"), "{out}");
+    // A game of one move: white has none to sum up (it once read "average loss -0.0").
+    let o = review("8,8,0\n");
+    let out = text(&o.stdout);
+    assert!(out.contains(", 1 move; each position"), "{out}");
+    assert!(out.contains("\nWhite: no moves\n"), "{out}");
+    assert!(!out.contains("-0.0"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
