@@ -39,6 +39,8 @@ pub enum Command {
     /// Tune the evaluation's weights by games between nudged copies of them, and write
     /// a weights file.
     Tune(crate::tune::Args),
+    /// Serve a board to play, analyse and review with Wuzi in a web browser.
+    Serve(crate::serve::Args),
     /// Play a game on an HTTP Gomoku server (the one of the article Wuzi grew from).
     Online(crate::online::cli::Args),
     /// Search the fixed bench positions and print the node-count signature (on stderr).

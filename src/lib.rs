@@ -18,6 +18,7 @@ pub mod rules;
 mod scratch_files;
 pub mod search;
 pub mod selfplay;
+pub mod serve;
 pub mod train;
 pub mod tune;
 pub mod types;

@@ -1,7 +1,7 @@
 //! `pbrain-wuzi`: with no arguments, the pbrain protocol on stdin/stdout (as managers and
 //! GUIs run it); the subcommands are for people and tools (see `cli`).
 
-use std::io::{self, IsTerminal};
+use std::io::{self, IsTerminal, Write};
 use wuzi::cli::{Cli, Command, UsageError};
 use wuzi::protocol::{self, output::Output};
 
@@ -102,6 +102,20 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 display,
             )
         }
+        Some(Command::Serve(args)) => wuzi::serve::run(&args, &mut |address| {
+            if args.host != "127.0.0.1" {
+                eprintln!(
+                    "warning: listening on {}: other machines can reach this board (with its token)",
+                    args.host
+                );
+            }
+            println!("Wuzi's board: open {address}");
+            println!("(Ctrl-C stops the server.)");
+            let _ = io::stdout().flush();
+            if args.open && wuzi::serve::open_browser(address).is_err() {
+                eprintln!("could not open a browser: open the address above yourself");
+            }
+        }),
         Some(Command::Online(args)) => {
             let fast_poll = std::env::var_os(wuzi::online::cli::FAST_POLL_ENV).is_some();
             let config = args
