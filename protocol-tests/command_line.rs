@@ -127,3 +127,107 @@ fn a_broken_record_is_refused_not_cut_short() {
     assert!(!out.contains("-0.0"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_forced_move_is_searched_for_its_value() {
+    // Black must block white's four at b3, and white then wins with d4: the value said
+    // is that, not the evaluation of a search cut short because only one move is left.
+    let o = run(&[
+        "analyse",
+        "--size",
+        "9",
+        "--depth",
+        "10",
+        "--threads",
+        "1",
+        "e5",
+        "e6",
+        "d7",
+        "d5",
+        "c6",
+        "f4",
+        "b8",
+        "g5",
+        "g3",
+        "d2",
+        "e3",
+        "c4",
+        "f7",
+        "a2",
+    ]);
+    let out = text(&o.stdout);
+    let last = out.lines().last().unwrap_or("");
+    assert_eq!(
+        last.split("; depth").next(),
+        Some("Best for black: b3: white wins in 3 moves"),
+        "{out}"
+    );
+}
+
+#[test]
+fn review_refuses_what_it_cannot_review_before_searching() {
+    let dir = scratch("review-faults");
+    let file = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let after_five = file("five.txt", "h8a1i8a2j8a3k8a4l8a5\n");
+    let o = run(&["review", &after_five, "--depth", "2", "--threads", "1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("move 10 (a5) comes after the five of move 9 (l8)"),
+        "{}",
+        text(&o.stderr)
+    );
+    let empty = file("empty.txt", "\n");
+    let o = run(&["review", &empty, "--depth", "2"]);
+    assert!(
+        text(&o.stderr).contains("no moves to review"),
+        "{}",
+        text(&o.stderr)
+    );
+    // --sgf names SGF, and is refused before any search.
+    let game = file("game.txt", "e5d5\n");
+    let out = dir.join("out.psq");
+    let o = run(&[
+        "review",
+        &game,
+        "--depth",
+        "2",
+        "--sgf",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).starts_with("error: --sgf writes SGF"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(o.stdout.is_empty() && !out.exists());
+    // A pos string's board, given.
+    let o = run(&[
+        "review",
+        &game,
+        "--depth",
+        "2",
+        "--threads",
+        "1",
+        "--size",
+        "9",
+    ]);
+    assert!(
+        text(&o.stdout).contains("(freestyle on 9x9), 2 moves"),
+        "{}",
+        text(&o.stdout)
+    );
+    let psq = file("g.psq", "Piskvorky 15x15, 11:11, 0\n8,8,0\n-1\n");
+    let o = run(&["review", &psq, "--depth", "2", "--size", "9"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("--size is for pos strings"),
+        "{}",
+        text(&o.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -58,6 +58,15 @@ fn position(rule: Rule, (w, h): (usize, usize), moves: &[String]) -> anyhow::Res
         if !b.is_empty(p) {
             Err(fault(format!("{} is taken", cell_name(p))))?;
         }
+        if b.side_to_move() == crate::types::Color::Black {
+            if let Some(foul) = rules::foul(&mut b, p) {
+                Err(fault(format!(
+                    "{} is forbidden for black under renju: it makes {}",
+                    cell_name(p),
+                    foul.name()
+                )))?;
+            }
+        }
         b.make_move(p);
         if rules::last_move_won(&mut b) {
             Err(fault("the game is won with this move".into()))?;
@@ -116,6 +125,7 @@ pub fn run(req: &Request, out: &mut dyn Write) -> anyhow::Result<()> {
     let limits = Limits {
         max_depth: req.depth,
         max_nodes: req.nodes,
+        exact_value: true,
         ..Limits::default()
     };
     let mut printer = Printer { out, sides };
@@ -209,6 +219,10 @@ mod tests {
         for (moves, says) in [
             ("h8 p3", "move 2 (p3): p3 is off the 15x15 board: columns a to o, rows 1 to 15, or x,y from 0,0 to 14,14"),
             ("h8 h8", "move 2 (h8): h8 is taken"),
+            (
+                "--rule renju f8 a1 g8 a3 h6 a5 h7 a7 h8",
+                "move 9 (h8): h8 is forbidden for black under renju: it makes a double three",
+            ),
             ("h8 hello", "move 2 (hello): not a move; type a column letter"),
             ("a1 b1 a2 b2 a3 b3 a4 b4 a5 b5", "move 9 (a5): the game is won with this move"),
         ] {

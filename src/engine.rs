@@ -52,6 +52,9 @@ pub struct Options {
     /// Search threads: `INFO thread_num` (at most `search::cores()`), or a front-end's
     /// `--threads`.
     pub threads: usize,
+    /// Search a forced move for its value too (`Limits::exact_value`): for front-ends
+    /// that show people the value, not for managers' clocks.
+    pub exact_value: bool,
 }
 
 impl Default for Options {
@@ -69,6 +72,7 @@ impl Default for Options {
             realtime: false,
             detail: false,
             threads: 1,
+            exact_value: false,
         }
     }
 }
@@ -398,6 +402,7 @@ impl Engine {
             max_depth: self.options.max_depth,
             max_nodes: self.options.max_nodes,
             excluded: self.excluded.clone(),
+            exact_value: self.options.exact_value,
             ..Limits::default()
         };
         if self.options.time.instant() {

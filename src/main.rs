@@ -20,7 +20,6 @@ fn main() {
             // One line, worded like the parser's errors: `error: ` and the causes.
             eprintln!("error: {e:#}");
             if e.downcast_ref::<UsageError>().is_some() {
-                eprintln!("\nFor more information, try '--help'.");
                 std::process::exit(USAGE_STATUS);
             }
             std::process::exit(1);

@@ -39,9 +39,13 @@ pub struct Request {
     /// The rule, when the file does not say (SGF RU) or says wrong: 0, 1, 4, 8, 9 or a name.
     #[arg(long, value_parser = crate::cli::rule)]
     pub rule: Option<Rule>,
-    /// Also write the game with every move's review as SGF comments and marks.
+    /// Also write the game with every move's review as SGF comments and marks (a file
+    /// name ending in .sgf).
     #[arg(long, value_name = "OUT")]
     pub sgf: Option<PathBuf>,
+    /// The board of a pos string, which names none (15 unless its moves need more): N or WxH.
+    #[arg(long, value_parser = crate::cli::size)]
+    pub size: Option<(usize, usize)>,
     #[command(flatten)]
     pub threads: crate::cli::Threads,
 }
@@ -50,6 +54,7 @@ impl Request {
     fn limits(&self) -> Limits {
         let mut limits = Limits {
             multipv: 2,
+            exact_value: true,
             ..Limits::default()
         };
         match self.time {
@@ -141,7 +146,7 @@ fn value_of(r: &SearchResult) -> Value {
 /// that the rows chain. The best move's value comes from a search of the position it
 /// leads to with the same limits, so that the move played and the best move are measured
 /// alike: the loss is the difference of their win rates, and a move that does better than
-/// Wuzi's choice is the best move.
+/// Wuzi's choice (or as well) is the best move.
 pub fn review(
     record: &Record,
     rule: Rule,
@@ -231,8 +236,8 @@ pub fn review(
             };
             (wuzi_best, v, line)
         };
-        if !foul && after > best_value {
-            // Measured alike, the move played did better than Wuzi's choice.
+        if !foul && after >= best_value {
+            // Measured alike, the move played did as well as Wuzi's choice, or better.
             best = played;
             best_value = after;
             line = std::iter::once(played)
@@ -458,7 +463,15 @@ pub fn report(
                 r.label.map_or("the costliest loss", Label::text)
             )?;
         }
-        None => writeln!(out, "Decisive move: none (no move lost anything)")?,
+        None => {
+            let won = reviews.last().is_some_and(|r| r.after.abs() == VALUE_MATE);
+            let why = if !won {
+                "the record ends before a win"
+            } else {
+                "the loser lost nothing"
+            };
+            writeln!(out, "Decisive move: none ({why})")?
+        }
     }
     Ok(())
 }
@@ -484,16 +497,81 @@ fn annotated(record: &Record, rule: Rule, reviews: &[MoveReview]) -> Record {
 
 /// Review the requested game and print the report to `out`.
 pub fn run(req: &Request, out: &mut dyn Write) -> anyhow::Result<()> {
-    let record = records::load(&req.game)?;
+    use crate::cli::UsageError;
+    // The output file first: a name that is not SGF's, or a place that cannot be
+    // written, is said before the review's searches, not after.
+    let sgf_file = match &req.sgf {
+        Some(path) => {
+            if records::Format::from_path(path) != Some(records::Format::Sgf) {
+                Err(UsageError(format!(
+                    "--sgf writes SGF: name the file ....sgf, not {}",
+                    path.display()
+                )))?;
+            }
+            let file = std::fs::File::create(path)
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            Some((path, file))
+        }
+        None => None,
+    };
+    let (mut record, format) = records::load_with_format(&req.game)?;
+    if let Some((w, h)) = req.size {
+        if format != records::Format::PosString {
+            Err(UsageError(format!(
+                "--size is for pos strings, which name no board; this {} file says {}x{}",
+                format.name(),
+                record.width,
+                record.height
+            )))?;
+        }
+        let fits = record.moves.iter().all(|m| m.pos.x() < w && m.pos.y() < h);
+        anyhow::ensure!(
+            fits,
+            "the moves of {} do not fit a {w}x{h} board",
+            req.game.display()
+        );
+        (record.width, record.height) = (w, h);
+    }
     let rule = req.rule.or(record.rule).unwrap_or(Rule::Freestyle);
+    playable(&record, rule).map_err(|e| anyhow::anyhow!("{}: {e}", req.game.display()))?;
     let reviews = review(&record, rule, &req.limits(), req.threads.threads)?;
     let game = req.game.display().to_string();
     report(&game, &record, rule, &per_position(req), &reviews, out)?;
-    if let Some(path) = &req.sgf {
+    if let Some((path, mut file)) = sgf_file {
         let text = records::Format::Sgf.write(&annotated(&record, rule, &reviews))?;
-        std::fs::write(path, text)
+        file.write_all(text.as_bytes())
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
         writeln!(out, "Wrote {}", path.display())?;
+    }
+    Ok(())
+}
+
+/// Whether every move of `record` can be reviewed under `rule`: there is one, and none
+/// comes after the game ended (a five, or black's renju foul).
+fn playable(record: &Record, rule: Rule) -> Result<(), String> {
+    if record.moves.is_empty() {
+        return Err("the record has no moves to review".into());
+    }
+    let mut b = Board::new(record.width, record.height, rule).map_err(|e| e.to_string())?;
+    for (i, m) in record.moves.iter().enumerate() {
+        let foul = b.side_to_move() == Color::Black && rules::is_forbidden(&mut b, m.pos);
+        b.make_move(m.pos);
+        let end = if foul {
+            Some("black's renju foul")
+        } else if rules::last_move_won(&mut b) {
+            Some("the five")
+        } else {
+            None
+        };
+        if let (Some(what), Some(next)) = (end, record.moves.get(i + 1)) {
+            return Err(format!(
+                "move {} ({}) comes after {what} of move {} ({}): the game ended there",
+                i + 2,
+                cell(next.pos),
+                i + 1,
+                cell(m.pos)
+            ));
+        }
     }
     Ok(())
 }

@@ -26,7 +26,7 @@ Type a move as h8 (column letter, row number counted from the top, as drawn) or 
   hint        Wuzi suggests a move for you
   new         a new game with the same settings
   swap        change sides: Wuzi plays your stones from here on
-  save FILE   save the game; the name ends in .psq, .sgf, .sav, or .txt for a pos string
+  save FILE   save the game; the name ends in .psq, .sgf, .sav, .txt or .pos
   load FILE   load a game from a file of any of those formats
   help        this text
   quit        leave (asks first if the game is not saved; Ctrl-D does not)";
@@ -213,6 +213,8 @@ impl Game<'_> {
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         self.engine.options.show_detail = false;
         self.engine.options.threads = self.opts.threads;
+        // People read the values: a forced move is searched for its value too.
+        self.engine.options.exact_value = true;
         self.engine.options.time = TimeControl {
             turn_ms: Some(self.opts.time.as_millis() as u64),
             match_ms: 0,
@@ -308,6 +310,7 @@ impl Game<'_> {
 
     /// Search `board` for its side to move; the searcher comes back with the result.
     fn think(&mut self, board: crate::board::Board) -> anyhow::Result<(SearchResult, Searcher)> {
+        let yours = board.side_to_move() == self.opts.human;
         let job = self
             .engine
             .think_on(board, Instant::now())
@@ -315,6 +318,7 @@ impl Game<'_> {
         let (tx, rx) = mpsc::channel();
         let live = LiveLine {
             on: self.display.live,
+            yours,
         };
         job.start(live, move |r, s| {
             let _ = tx.send((r, s));
@@ -540,6 +544,8 @@ impl Game<'_> {
 /// The live status line while Wuzi thinks (terminals only).
 struct LiveLine {
     on: bool,
+    /// The search is of your move (a hint), so its values are yours, not Wuzi's.
+    yours: bool,
 }
 
 impl Observer for LiveLine {
@@ -554,7 +560,11 @@ impl Observer for LiveLine {
             out,
             "\r\x1b[KWuzi thinks: depth {}, {}; line {}",
             r.depth,
-            verdict(-r.value, Side::You, Side::Wuzi),
+            verdict(
+                if self.yours { r.value } else { -r.value },
+                Side::You,
+                Side::Wuzi
+            ),
             pv.join(" ")
         );
         let _ = out.flush();

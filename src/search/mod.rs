@@ -65,6 +65,10 @@ pub struct Limits {
     pub multipv: usize,
     /// Root moves not to play (YXBLOCK), as long as another move is left.
     pub excluded: Vec<Pos>,
+    /// Search a position with a single sensible move (a forced block) like any other, for
+    /// its value: what people read (analysis, reviews, hints) needs it. Otherwise that
+    /// move is played after one iteration, with the time kept for later.
+    pub exact_value: bool,
 }
 
 /// One root move's value and line, from a finished iteration.

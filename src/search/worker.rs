@@ -589,7 +589,8 @@ impl<'a> Worker<'a> {
 
     /// After an iteration of `depth` that found `value`: true if the search is over. A
     /// proven win needs no more iterations (a proven loss keeps searching for the longest
-    /// defence while time lasts), a single legal move none at all; the clock decides the
+    /// defence while time lasts), a single legal move none at all (unless its value is
+    /// wanted: `Limits::exact_value`); the clock decides the
     /// rest, given the iterations in a row the best move has not changed.
     fn iteration_ends_search(
         &self,
@@ -598,7 +599,7 @@ impl<'a> Worker<'a> {
         root_moves: usize,
         unchanged: u32,
     ) -> bool {
-        if value >= VALUE_MATE_BOUND && depth >= 2 || root_moves == 1 {
+        if value >= VALUE_MATE_BOUND && depth >= 2 || root_moves == 1 && !self.limits.exact_value {
             return true;
         }
         match self.limits.soft {

@@ -286,6 +286,7 @@ impl Session {
         Limits {
             soft: Some(t),
             hard: Some(t),
+            exact_value: true,
             ..Limits::default()
         }
     }
@@ -400,6 +401,7 @@ impl Session {
             searcher,
             limits: Limits {
                 multipv: ANALYSIS_LINES,
+                exact_value: true,
                 ..Limits::default()
             },
         };
@@ -489,6 +491,7 @@ impl Session {
         let limits = Limits {
             multipv: 2,
             max_depth: Some(depth),
+            exact_value: true,
             ..Limits::default()
         };
         let record = self.record();
