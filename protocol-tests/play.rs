@@ -297,7 +297,17 @@ fn what_a_person_reads() {
     );
     let s = t.command("n");
     assert!(after(&s, "Not quitting").contains("your move as X>"), "{s}");
+    // new and load ask too before the unsaved game goes.
+    let s = t.command("new");
+    assert!(s.contains("Start a new game anyway? (y/n)>"), "{s}");
+    let s = t.command("no");
+    assert!(
+        after(&s, "No new game: the game goes on.").contains("your move as X>"),
+        "{s}"
+    );
     let s = t.command("load one.txt");
+    assert!(s.contains("Load one.txt in its place? (y/n)>"), "{s}");
+    let s = t.command("y");
     assert!(s.contains("Loaded 1 move (freestyle on 9x9)."), "{s}");
     let s = t.command("d4");
     assert!(s.contains("Wuzi plays "), "{s}");

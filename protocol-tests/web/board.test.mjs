@@ -82,6 +82,12 @@ try {
   await clickCell(7, 7);
   await moves(2);
 
+  // A hint, said and ringed on the board.
+  await page.click("#hint");
+  await page.waitForFunction(() => document.body.dataset.hint !== "", null, { timeout: 30000 });
+  const hint = await page.evaluate(() => document.body.dataset.hint);
+  check((await page.textContent("#message")).startsWith(`Hint: ${hint} (depth `), `the hint ${hint} is said and drawn`);
+
   // Undo takes back both.
   await page.click("#undo");
   await moves(0);

@@ -29,7 +29,7 @@ Type a move as h8 (column letter, row number counted from the top, as drawn) or 
   save FILE   save the game; the name ends in .psq, .sgf, .sav, .txt or .pos
   load FILE   load a game from a file of any of those formats
   help        this text
-  quit        leave (asks first if the game is not saved; Ctrl-D does not)";
+  quit        leave (Ctrl-D too); quit, new and load ask first if the game is not saved";
 
 /// How a game is set up.
 #[derive(Clone, Debug, PartialEq)]
@@ -145,17 +145,33 @@ pub fn run(
         let (word, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
         match word.to_ascii_lowercase().as_str() {
             "quit" | "exit" | "q" => {
-                if g.saved || g.confirm_quit(input)? {
+                if g.saved || g.confirm(input, "Quit anyway?", "Not quitting")? {
                     return Ok(());
                 }
             }
             "help" | "?" => writeln!(g.out, "{HELP}")?,
-            "new" => g.new_game()?,
+            "new" => {
+                if g.saved || g.confirm(input, "Start a new game anyway?", "No new game")? {
+                    g.new_game()?
+                }
+            }
             "undo" => g.undo()?,
             "hint" => g.hint()?,
             "swap" => g.swap()?,
             "save" => g.save(rest.trim())?,
-            "load" => g.load(rest.trim())?,
+            "load" => {
+                let path = rest.trim();
+                // A file that cannot be read is said so at once; a game that would
+                // replace the unsaved one, asked about first.
+                let readable = records::load(Path::new(path)).is_ok();
+                if path.is_empty()
+                    || g.saved
+                    || !readable
+                    || g.confirm(input, &format!("Load {path} in its place?"), "Not loaded")?
+                {
+                    g.load(path)?
+                }
+            }
             _ => g.human_move(text)?,
         }
     }
@@ -174,11 +190,17 @@ impl Game<'_> {
         }
     }
 
-    /// Asks whether to quit with the game unsaved; end of input is a yes.
-    fn confirm_quit(&mut self, input: &mut dyn BufRead) -> anyhow::Result<bool> {
+    /// Asks `question` before the unsaved game is left (quit, new, load); `no` starts
+    /// the answer to a no. End of input is a yes.
+    fn confirm(
+        &mut self,
+        input: &mut dyn BufRead,
+        question: &str,
+        no: &str,
+    ) -> anyhow::Result<bool> {
         write!(
             self.out,
-            "The game is not saved (save FILE saves it). Quit anyway? (y/n)> "
+            "The game is not saved (save FILE saves it). {question} (y/n)> "
         )?;
         self.out.flush()?;
         let mut answer = String::new();
@@ -188,7 +210,7 @@ impl Game<'_> {
         }
         let yes = matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes");
         if !yes {
-            writeln!(self.out, "Not quitting: the game goes on.")?;
+            writeln!(self.out, "{no}: the game goes on.")?;
         }
         Ok(yes)
     }

@@ -257,10 +257,20 @@ pub fn load_with_format(path: &Path) -> anyhow::Result<(Record, Format)> {
     let bytes =
         std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
     let text = String::from_utf8_lossy(&bytes);
-    let format = Format::from_path(path).unwrap_or_else(|| Format::sniff(&text));
-    let record = format
-        .read(&text)
-        .map_err(|e| anyhow::anyhow!("{} ({} file): {e}", path.display(), format.name()))?;
+    let named = Format::from_path(path);
+    let format = named.unwrap_or_else(|| Format::sniff(&text));
+    let record = format.read(&text).map_err(|e| {
+        if named.is_none() && format == Format::PosString {
+            // Guessed from the content, and nothing else fits either.
+            anyhow::anyhow!(
+                "{} is not a record Wuzi reads (a psq starts with 'Piskvorky', an SGF with \
+                 '(;', a Yixin-Board .sav with a number; as a pos string, {e})",
+                path.display()
+            )
+        } else {
+            anyhow::anyhow!("{} ({} file): {e}", path.display(), format.name())
+        }
+    })?;
     Ok((record, format))
 }
 
@@ -423,6 +433,14 @@ mod tests {
             "{e}"
         );
         assert!(load(&dir.join("missing.psq")).is_err());
+        // A file whose name and content name no format.
+        let junk = dir.join("notes.md");
+        std::fs::write(&junk, "hello world\n").unwrap();
+        let e = load(&junk).unwrap_err().to_string();
+        assert!(
+            e.contains("notes.md is not a record Wuzi reads (a psq starts"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -464,6 +464,7 @@ pub fn state(s: &Session) -> Json {
         "forbidden": forbidden,
         "result": result,
         "said": s.said,
+        "hint": s.hint.map(cell),
         "analysing": s.analysing(),
         "time": s.time.as_secs_f64(),
     })
@@ -695,6 +696,19 @@ mod tests {
         // Hint, undo, redo, goto, swap.
         let (_, s) = post(&app, "hint", &id, json!({}));
         assert!(s["said"].as_str().unwrap().starts_with("Hint: "), "{s}");
+        let hint = s["hint"].as_array().expect("the hint's cell").clone();
+        let named = s["said"].as_str().unwrap()[6..]
+            .split(' ')
+            .next()
+            .unwrap()
+            .to_string();
+        let at = |c: &Json| {
+            cell_name(Pos::new(
+                c[0].as_u64().unwrap() as usize,
+                c[1].as_u64().unwrap() as usize,
+            ))
+        };
+        assert_eq!(at(&Json::Array(hint)), named);
         let (_, s) = post(&app, "undo", &id, json!({}));
         assert_eq!(
             (s["at"].as_u64(), s["line"].as_array().unwrap().len()),

@@ -127,6 +127,8 @@ pub struct Session {
     pub live: Arc<Live>,
     /// What Wuzi last said (its move, a hint), for the page.
     pub said: Option<String>,
+    /// The move of the last hint, while the position is the one it was for.
+    pub hint: Option<Pos>,
     /// When the page last asked anything: a session nobody asks about is ended.
     pub last_seen: Instant,
 }
@@ -156,6 +158,7 @@ impl Session {
             analysis: None,
             live: Arc::new(Live::default()),
             said: None,
+            hint: None,
             last_seen: Instant::now(),
         }
     }
@@ -204,6 +207,7 @@ impl Session {
         self.line.clear();
         self.at = 0;
         self.said = None;
+        self.hint = None;
         if let Some(s) = self.searcher.as_mut() {
             s.clear();
         }
@@ -216,6 +220,7 @@ impl Session {
         self.stop_analysis();
         self.place(p);
         self.said = None;
+        self.hint = None;
         self.answer()
     }
 
@@ -225,6 +230,7 @@ impl Session {
         let p = self.check_cell(cell)?;
         self.place(p);
         self.said = None;
+        self.hint = None;
         Ok(())
     }
 
@@ -267,6 +273,7 @@ impl Session {
         }
         let r = self.search(self.move_limits(), 1)?;
         self.place(r.best);
+        self.hint = None;
         // Wuzi's value before its move, from the person's side after it.
         self.said = Some(format!(
             "Wuzi plays {} (depth {}, {:.1} s): {}",
@@ -323,6 +330,7 @@ impl Session {
             return Err("the game is over".into());
         }
         let r = self.search(self.move_limits(), 1)?;
+        self.hint = Some(r.best);
         self.said = Some(format!(
             "Hint: {} (depth {}): {}",
             cell_name(r.best),
@@ -348,6 +356,7 @@ impl Session {
         };
         self.at = i;
         self.said = None;
+        self.hint = None;
         Ok(())
     }
 
@@ -362,6 +371,7 @@ impl Session {
             self.at += 1;
         }
         self.said = None;
+        self.hint = None;
         Ok(())
     }
 
@@ -373,6 +383,7 @@ impl Session {
         self.stop_analysis();
         self.at = n;
         self.said = None;
+        self.hint = None;
         Ok(())
     }
 
@@ -381,6 +392,7 @@ impl Session {
         self.stop_analysis();
         self.human = self.human.opp();
         self.said = None;
+        self.hint = None;
         self.answer()
     }
 
@@ -469,6 +481,7 @@ impl Session {
         self.line = record.positions();
         self.at = self.line.len();
         self.said = None;
+        self.hint = None;
         Ok(self.line.len())
     }
 

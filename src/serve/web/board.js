@@ -59,6 +59,7 @@ function update() {
   $("ply").textContent = `${S.at} / ${S.line.length}`;
   document.body.dataset.moves = S.moves.length;
   document.body.dataset.analysing = S.analysing;
+  document.body.dataset.hint = S.hint ? cellName(S.hint) : "";
   drawWinbar();
   drawLines();
   draw();
@@ -140,6 +141,13 @@ function draw() {
     });
   }
   document.body.dataset.bestLine = line ? line.length : 0;
+  // A hint: a ring where Wuzi would play for you.
+  if (S.hint && !line) {
+    const [px, py] = at(S.hint[0], S.hint[1]);
+    g.strokeStyle = "#06c"; g.lineWidth = 3;
+    g.beginPath(); g.arc(px, py, cell * 0.42, 0, 2 * Math.PI); g.stroke();
+    g.lineWidth = 1;
+  }
   if (S.moves.length) {
     const [px, py] = at(...S.moves[S.moves.length - 1]);
     g.fillStyle = "#e22"; g.beginPath(); g.arc(px, py, cell * 0.12, 0, 2 * Math.PI); g.fill();
