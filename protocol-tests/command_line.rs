@@ -16,10 +16,12 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+#[path = "../src/scratch_files.rs"]
+mod scratch_files;
+
+/// A fresh path for a test's file, removed with its folder when the test ends.
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("wuzi-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch_files::fresh("cli", name)
 }
 
 #[test]
@@ -47,8 +49,7 @@ fn analyse_takes_the_cells_people_type_and_says_whose_move_it_is() {
 
 #[test]
 fn command_line_faults_exit_2_with_one_error() {
-    let dir = scratch("faults");
-    let saved = dir.join("x.psq");
+    let saved = scratch("x.psq");
     std::fs::write(&saved, "Piskvorky 15x15, 11:11, 0\n8,8,0\n-1\n").unwrap();
     for (args, says) in [
         (
@@ -79,15 +80,13 @@ fn command_line_faults_exit_2_with_one_error() {
         assert!(!err.contains("backtrace"), "{args:?}: {err}");
         assert!(o.stdout.is_empty(), "{args:?}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_broken_record_is_refused_not_cut_short() {
     // The report's file: the second move line broken, then two good moves and the end
     // code. It used to be reviewed as a game of one move.
-    let dir = scratch("broken");
-    let game = dir.join("broken.psq");
+    let game = scratch("broken.psq");
     let review = |moves: &str| {
         std::fs::write(&game, format!("Piskvorky 15x15, 11:11, 0\n{moves}-1\n")).unwrap();
         run(&[
@@ -125,7 +124,6 @@ fn a_broken_record_is_refused_not_cut_short() {
     assert!(out.contains(", 1 move; each position"), "{out}");
     assert!(out.contains("\nWhite: no moves\n"), "{out}");
     assert!(!out.contains("-0.0"), "{out}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -166,9 +164,8 @@ fn a_forced_move_is_searched_for_its_value() {
 
 #[test]
 fn review_refuses_what_it_cannot_review_before_searching() {
-    let dir = scratch("review-faults");
     let file = |name: &str, text: &str| {
-        let p = dir.join(name);
+        let p = scratch(name);
         std::fs::write(&p, text).unwrap();
         p.to_str().unwrap().to_string()
     };
@@ -189,7 +186,7 @@ fn review_refuses_what_it_cannot_review_before_searching() {
     );
     // --sgf names SGF, and is refused before any search.
     let game = file("game.txt", "e5d5\n");
-    let out = dir.join("out.psq");
+    let out = scratch("out.psq");
     let o = run(&[
         "review",
         &game,
@@ -229,5 +226,4 @@ fn review_refuses_what_it_cannot_review_before_searching() {
         "{}",
         text(&o.stderr)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

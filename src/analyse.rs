@@ -6,7 +6,8 @@
 use crate::board::Board;
 use crate::cli::UsageError;
 use crate::play::screen::{cell_name, render, Style};
-use crate::records::coords::{parse_cell, typed_range, CellError};
+use crate::play::typed::{typed_move, Refusal};
+use crate::records::coords::typed_range;
 use crate::rules;
 use crate::search::{IterationReport, Limits, Observer, Searcher};
 use crate::types::{Depth, Pos, Rule};
@@ -48,25 +49,13 @@ fn position(rule: Rule, (w, h): (usize, usize), moves: &[String]) -> anyhow::Res
     let mut b = Board::new(w, h, rule)?;
     for (i, m) in moves.iter().enumerate() {
         let fault = |why: String| UsageError(format!("move {} ({m}): {why}", i + 1));
-        let p = parse_cell(m, w, h).map_err(|e| match e {
-            CellError::NotACell => fault(format!(
+        let p = typed_move(&mut b, m).map_err(|e| match e {
+            Refusal::NotACell => fault(format!(
                 "not a move; type a column letter and a row number (h8) or x,y (7,7): {}",
                 typed_range(w, h)
             )),
-            CellError::OffBoard(why) => fault(why),
+            Refusal::Why(why) => fault(why),
         })?;
-        if !b.is_empty(p) {
-            Err(fault(format!("{} is taken", cell_name(p))))?;
-        }
-        if b.side_to_move() == crate::types::Color::Black {
-            if let Some(foul) = rules::foul(&mut b, p) {
-                Err(fault(format!(
-                    "{} is forbidden for black under renju: it makes {}",
-                    cell_name(p),
-                    foul.name()
-                )))?;
-            }
-        }
         b.make_move(p);
         if rules::last_move_won(&mut b) {
             Err(fault("the game is won with this move".into()))?;

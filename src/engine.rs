@@ -368,11 +368,6 @@ impl Engine {
         self.board.as_mut().is_some_and(rules::last_move_won)
     }
 
-    /// The renju foul black would commit on `p`, if any.
-    pub fn foul(&mut self, p: Pos) -> Option<rules::Foul> {
-        self.board.as_mut().and_then(|b| rules::foul(b, p))
-    }
-
     /// Black's forbidden points in the current position (renju).
     pub fn forbidden_points(&mut self) -> Vec<Pos> {
         match self.board.as_mut() {

@@ -533,7 +533,12 @@ pub fn run(req: &Request, out: &mut dyn Write) -> anyhow::Result<()> {
         (record.width, record.height) = (w, h);
     }
     let rule = req.rule.or(record.rule).unwrap_or(Rule::Freestyle);
-    playable(&record, rule).map_err(|e| anyhow::anyhow!("{}: {e}", req.game.display()))?;
+    anyhow::ensure!(
+        !record.moves.is_empty(),
+        "{}: the record has no moves to review",
+        req.game.display()
+    );
+    ends_at_its_end(&record, rule).map_err(|e| anyhow::anyhow!("{}: {e}", req.game.display()))?;
     let reviews = review(&record, rule, &req.limits(), req.threads.threads)?;
     let game = req.game.display().to_string();
     report(&game, &record, rule, &per_position(req), &reviews, out)?;
@@ -546,12 +551,9 @@ pub fn run(req: &Request, out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Whether every move of `record` can be reviewed under `rule`: there is one, and none
-/// comes after the game ended (a five, or black's renju foul).
-fn playable(record: &Record, rule: Rule) -> Result<(), String> {
-    if record.moves.is_empty() {
-        return Err("the record has no moves to review".into());
-    }
+/// Whether no move of `record` comes after the game ended under `rule` (a five, or
+/// black's renju foul): such a record is refused, not played or reviewed in part.
+pub fn ends_at_its_end(record: &Record, rule: Rule) -> Result<(), String> {
     let mut b = Board::new(record.width, record.height, rule).map_err(|e| e.to_string())?;
     for (i, m) in record.moves.iter().enumerate() {
         let foul = b.side_to_move() == Color::Black && rules::is_forbidden(&mut b, m.pos);
@@ -779,12 +781,10 @@ mod tests {
 
     #[test]
     fn writes_the_reviewed_game() {
-        let dir = std::env::temp_dir().join(format!("wuzi-review-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let game = dir.join("game.txt");
-        // Black has four in a row and plays the five; white's a9 was the only defence.
+        let game = crate::scratch_files::fresh("review", "game.txt");
+        // Black makes five at l8 while white plays down the edge.
         std::fs::write(&game, "h8a1i8a2j8a3k8a4l8\n").unwrap();
-        let out_sgf = dir.join("reviewed.sgf");
+        let out_sgf = crate::scratch_files::fresh("review", "reviewed.sgf");
         let line = format!(
             "{} --depth 3 --threads 1 --sgf {}",
             game.display(),
@@ -802,6 +802,5 @@ mod tests {
         assert_eq!(back.moves.len(), 9);
         let last = back.moves[8].comment.as_deref().unwrap();
         assert!(last.contains("after won"), "{last}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -5,9 +5,9 @@
 
 pub mod screen;
 pub mod terminal;
+pub mod typed;
 
 use crate::engine::Engine;
-use crate::records::coords::{parse_cell, CellError};
 use crate::records::{self, Move, Record};
 use crate::search::time::TimeControl;
 use crate::search::{IterationReport, Observer, SearchResult, Searcher};
@@ -18,6 +18,7 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+use typed::{typed_move, Refusal};
 
 const HELP: &str = "\
 Type a move as h8 (column letter, row number counted from the top, as drawn) or 7,7
@@ -270,14 +271,13 @@ impl Game<'_> {
             writeln!(self.out, "The game is over: new, undo, save FILE or quit.")?;
             return Ok(());
         }
-        let (w, h) = (self.board().width(), self.board().height());
-        let p = match parse_cell(text, w, h) {
+        let p = match typed_move(&mut self.board().clone(), text) {
             Ok(p) => p,
-            Err(CellError::OffBoard(why)) => {
+            Err(Refusal::Why(why)) => {
                 writeln!(self.out, "{why}.")?;
                 return Ok(());
             }
-            Err(CellError::NotACell) => {
+            Err(Refusal::NotACell) => {
                 writeln!(
                     self.out,
                     "'{text}' is neither a move (like h8 or 7,7) nor a command; type help."
@@ -285,21 +285,6 @@ impl Game<'_> {
                 return Ok(());
             }
         };
-        if !self.board().is_empty(p) {
-            writeln!(self.out, "{} is taken.", cell_name(p))?;
-            return Ok(());
-        }
-        if self.opts.human == Color::Black {
-            if let Some(foul) = self.engine.foul(p) {
-                writeln!(
-                    self.out,
-                    "{} is forbidden for black under renju: it makes {}.",
-                    cell_name(p),
-                    foul.name()
-                )?;
-                return Ok(());
-            }
-        }
         self.engine
             .play_opponent(p.x() as i64, p.y() as i64)
             .map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -3,7 +3,7 @@
 //! session's analysis. The guards come first: the `Host` header must name this server
 //! (no DNS rebinding), the address's token must be given, bodies are capped.
 
-use super::session::{colour_name, Session, Snapshot, ANALYSIS_LINES, MAX_TIME_SECS};
+use super::session::{Session, Snapshot, ANALYSIS_LINES, MAX_TIME_SECS};
 use crate::play::screen::cell_name;
 use crate::records::Format;
 use crate::types::{winrate, Color, Pos};
@@ -101,8 +101,9 @@ impl Response {
         Response::json(status, json!({ "error": why.into() }))
     }
 
-    /// The status, for tests and logs.
-    pub fn status(&self) -> u16 {
+    /// The status.
+    #[cfg(test)]
+    fn status(&self) -> u16 {
         match self {
             Response::Body { status, .. } => *status,
             Response::Events(_) => 200,
@@ -110,7 +111,8 @@ impl Response {
     }
 
     /// The body as JSON (`Null` for anything else).
-    pub fn body_json(&self) -> Json {
+    #[cfg(test)]
+    fn body_json(&self) -> Json {
         match self {
             Response::Body { body, .. } => serde_json::from_slice(body).unwrap_or(Json::Null),
             Response::Events(_) => Json::Null,
@@ -455,8 +457,8 @@ pub fn state(s: &Session) -> Json {
         "height": s.height,
         "rule": s.rule.protocol(),
         "ruleName": s.rule.name(),
-        "human": colour_name(s.human),
-        "next": colour_name(next),
+        "human": Side::of(s.human).name(),
+        "next": Side::of(next).name(),
         "moves": s.line[..s.at].iter().map(|&p| cell(p)).collect::<Vec<_>>(),
         "line": s.line.iter().map(|&p| cell(p)).collect::<Vec<_>>(),
         "at": s.at,
@@ -495,7 +497,7 @@ pub fn snapshot_json(s: &Snapshot) -> Json {
         "depth": s.depth,
         "nodes": s.nodes,
         "nps": s.nps,
-        "mover": colour_name(mover),
+        "mover": Side::of(mover).name(),
         "lines": lines,
     })
 }
@@ -508,7 +510,7 @@ fn review_rows(rows: &[crate::review::MoveReview]) -> Vec<Json> {
             // `after` is the mover's; the graph is black's.
             json!({
                 "ply": i + 1,
-                "colour": colour_name(r.colour),
+                "colour": Side::of(r.colour).name(),
                 "move": cell_name(r.played),
                 "before": value_text::cell(r.before),
                 "after": value_text::cell(r.after),

@@ -5,7 +5,7 @@
 use crate::board::Board;
 use crate::engine::ThinkJob;
 use crate::play::screen::{cell_name, winning_line};
-use crate::records::coords::{parse_cell, CellError};
+use crate::play::typed::{typed_move, Refusal};
 use crate::records::{Format, Move, Record};
 use crate::rules;
 use crate::search::{IterationReport, Limits, Observer, SearchResult, Searcher};
@@ -133,14 +133,6 @@ pub struct Session {
     pub last_seen: Instant,
 }
 
-/// Whose move it is, by name.
-pub fn colour_name(c: Color) -> &'static str {
-    match c {
-        Color::Black => "black",
-        Color::White => "white",
-    }
-}
-
 impl Session {
     pub fn new(threads: usize) -> Session {
         let mut searcher = Searcher::new(TT_BYTES);
@@ -184,7 +176,8 @@ impl Session {
 
     /// Whether the game on the board is over: a five, or a full board.
     pub fn over(&self) -> bool {
-        !self.five().is_empty() || self.board().empty_count() == 0
+        let mut b = self.board();
+        b.empty_count() == 0 || self.at > 0 && rules::last_move_won(&mut b)
     }
 
     /// A new game. Every setting is checked before anything changes.
@@ -238,25 +231,10 @@ impl Session {
         if self.over() {
             return Err("the game is over: start a new one, or undo".into());
         }
-        let p = match parse_cell(cell, self.width, self.height) {
-            Ok(p) => p,
-            Err(CellError::OffBoard(why)) => return Err(why),
-            Err(CellError::NotACell) => return Err(format!("'{cell}' is not a cell (h8 or 7,7)")),
-        };
-        let mut b = self.board();
-        if !b.is_empty(p) {
-            return Err(format!("{} is taken", cell_name(p)));
-        }
-        if b.side_to_move() == Color::Black {
-            if let Some(foul) = rules::foul(&mut b, p) {
-                return Err(format!(
-                    "{} is forbidden for black under renju: it makes {}",
-                    cell_name(p),
-                    foul.name()
-                ));
-            }
-        }
-        Ok(p)
+        typed_move(&mut self.board(), cell).map_err(|e| match e {
+            Refusal::NotACell => format!("'{cell}' is not a cell (h8 or 7,7)"),
+            Refusal::Why(why) => why,
+        })
     }
 
     /// Puts `p` on the board after the moves there; the moves undone after them go.
@@ -402,7 +380,7 @@ impl Session {
             return Ok(());
         }
         let board = self.board();
-        if self.over() || board.empty_count() == 0 {
+        if self.over() {
             return Err("the game is over: nothing to analyse".into());
         }
         let mover = board.side_to_move();
@@ -469,13 +447,7 @@ impl Session {
             .read(text)
             .map_err(|e| format!("not loaded ({} text): {e}", format.name()))?;
         let rule = record.rule.unwrap_or(self.rule);
-        let mut b = Board::new(record.width, record.height, rule).map_err(|e| e.to_string())?;
-        for (i, m) in record.moves.iter().enumerate() {
-            if i > 0 && rules::last_move_won(&mut b) {
-                return Err(format!("not loaded: move {} comes after the five", i + 1));
-            }
-            b.make_move(m.pos);
-        }
+        crate::review::ends_at_its_end(&record, rule).map_err(|e| format!("not loaded: {e}"))?;
         self.stop_analysis();
         (self.rule, self.width, self.height) = (rule, record.width, record.height);
         self.line = record.positions();
