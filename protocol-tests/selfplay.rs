@@ -298,3 +298,127 @@ fn bad_training_inputs_get_a_clear_message_and_no_file() {
         refused("train", &args, &out, expected);
     }
 }
+
+#[test]
+fn codebook_data_holds_each_quiet_position_and_a_codebook_file_plays() {
+    let data = temp("cb-games.wsp");
+    let o = binary()
+        .args(["selfplay", "--games", "4", "--nodes", "1500", "--seed", "3"])
+        .arg("--out")
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let export = |out: &Path, extra: &[&str]| {
+        let o = binary()
+            .arg("train")
+            .arg(&data)
+            .args(["--codebook-data", "--lambda", "0", "--hold-out", "2"])
+            .args(extra)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            o.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (stdout, std::fs::read(out).unwrap())
+    };
+    let (stdout, bytes) = export(&temp("cb.bin"), &[]);
+    assert!(stdout.contains("of 4 games on 15x15"), "{stdout}");
+    assert_eq!(&bytes[..8], b"WUZICB01");
+    assert_eq!(&bytes[8..12], &[15, 0, 15, 0]);
+    let rec = 12 * 225 + 12;
+    assert_eq!((bytes.len() - 12) % rec, 0);
+    let records: Vec<&[u8]> = bytes[12..].chunks(rec).collect();
+    let said: usize = stdout
+        .split(": ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(records.len(), said, "{stdout}");
+    assert!(said > 20, "{stdout}");
+    let f32_at = |r: &[u8], i: usize| f32::from_le_bytes(r[i..i + 4].try_into().unwrap());
+    let mut held = 0;
+    for r in &records {
+        let (pats, keys, tail) = (&r[..900], &r[900..2700], &r[2700..]);
+        // A stone's cell is FF in its patterns and its keys alike; a game from three
+        // opening stones on has at least three.
+        let stones = (0..225).filter(|&c| pats[4 * c] == 0xFF).count();
+        assert!(stones >= 3);
+        for c in 0..225 {
+            let stone = pats[4 * c] == 0xFF;
+            assert!(pats[4 * c..4 * c + 4].iter().all(|&b| (b == 0xFF) == stone));
+            assert!(keys[8 * c..8 * c + 8]
+                .iter()
+                .all(|&b| (b == 0xFF) == stone || !stone));
+            if !stone {
+                // Every pattern nibble names a pattern (14 of them).
+                assert!(pats[4 * c..4 * c + 4]
+                    .iter()
+                    .all(|&b| b & 15 < 14 && b >> 4 < 14));
+            }
+        }
+        assert!(tail[0] < 2 && tail[1] < 2);
+        held += tail[1] as usize;
+        assert!((0.0..=1.0).contains(&f32_at(tail, 8)));
+        // The side to move is the one with no more stones than the other has.
+        assert_eq!(tail[0] as usize, stones % 2);
+    }
+    // Every second game held out.
+    assert!(held > 0 && held < records.len());
+
+    // A codebook file of the trainer's format: the evaluations written with it differ
+    // by its correction, here a constant (no units: only the offset) of 25 and -40.
+    let mut text = String::from("codebook 16 32\ncell");
+    text += &" 0".repeat(16);
+    for (side, offset) in [("black", 25), ("white", -40)] {
+        text += &format!("\nside {side}\n");
+        text += &format!("unit 0 0{}\n", " 0".repeat(16)).repeat(32);
+        text += &format!("offset {offset}");
+    }
+    let file = temp("constant-codebook.txt");
+    std::fs::write(&file, text + "\n").unwrap();
+    let (_, with) = export(
+        &temp("cb-with.bin"),
+        &["--codebook", file.to_str().unwrap()],
+    );
+    assert_eq!(with.len(), bytes.len());
+    for (a, b) in records.iter().zip(with[12..].chunks(rec)) {
+        let want = if a[2700] == 0 { 25.0 } else { -40.0 };
+        assert_eq!(f32_at(b, 2704) - f32_at(a, 2704), want);
+    }
+
+    // Self-play with it; a broken file is refused with its line.
+    let games = temp("cb-play.wsp");
+    let play = |codebook: &Path| {
+        binary()
+            .args(["selfplay", "--games", "1", "--nodes", "500", "--codebook"])
+            .arg(codebook)
+            .arg("--out")
+            .arg(&games)
+            .output()
+            .unwrap()
+    };
+    let o = play(&file);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(data::read(&games).unwrap().games.len(), 1);
+    std::fs::remove_file(&games).unwrap();
+    let broken = temp("broken-codebook.txt");
+    std::fs::write(&broken, "codebook 16 32\ncell 1 2\n").unwrap();
+    let o = play(&broken);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        stderr.contains("line 2: cell 1 2: expected 16 values, found 2"),
+        "{stderr}"
+    );
+    assert!(!games.exists());
+}

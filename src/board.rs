@@ -2,6 +2,7 @@
 //! `make` and `undo` are the only writers of that state.
 
 use crate::pattern::class_of_packed as class;
+use crate::pattern::codebook::{self, Codebook};
 use crate::pattern::net::{pair, Net, HIDDEN};
 use crate::pattern::{
     self, slot, Pattern, Pattern4, RuleTables, BLACK, CLASS_SHIFT, EMPTY, HALF, WALL, WHITE,
@@ -146,6 +147,9 @@ pub struct Board {
     /// black as the side to move, then with white; zero when the rule has no network.
     /// While `acc_stale`, they are the sums before the last move (see `settle_acc`).
     acc: [[i32; HIDDEN]; 2],
+    /// The codebook network's sums of the empty cells' features (see `pattern::codebook`);
+    /// zero when the rule has none. Stale with `acc`.
+    pool: codebook::Sums,
     acc_stale: bool,
     /// Per row: bit x set when cell x of the row has a stone within the stencil, and
     /// when it is empty. Candidates are the cells with both bits.
@@ -163,7 +167,7 @@ pub struct Board {
     changes: Vec<Change>,
     frames: Vec<Frame>,
     /// Per move, when the rule has a network: its sums before the move.
-    acc_frames: Vec<[[i32; HIDDEN]; 2]>,
+    acc_frames: Vec<([[i32; HIDDEN]; 2], codebook::Sums)>,
 }
 
 /// Iterator over a board's candidate cells, row by row (see `Board::candidates`).
@@ -243,6 +247,7 @@ impl Board {
             p4count: [[0; Pattern4::COUNT]; 2],
             value: [[0; 2]; 2],
             acc: [[0; HIDDEN]; 2],
+            pool: [0; codebook::DIM],
             acc_stale: false,
             near_rows: [0; MAX_SIZE],
             empty_rows: [0; MAX_SIZE],
@@ -283,7 +288,7 @@ impl Board {
                 b.count_cell(p, 1);
             }
         }
-        b.acc = b.counted_acc();
+        (b.acc, b.pool) = b.counted_acc();
         Ok(b)
     }
 
@@ -469,10 +474,10 @@ impl Board {
         // Only a rule with a network keeps sums to save: those after the previous move,
         // brought up to date now if no evaluation has asked for them (while the last
         // frame is still the previous move's).
-        let net = self.tables.net().is_some();
+        let net = self.tables.has_networks();
         if net {
             self.settle_acc();
-            self.acc_frames.push(self.acc);
+            self.acc_frames.push((self.acc, self.pool));
         }
         let near = self.cover_near(p);
         self.frames.push(Frame {
@@ -526,8 +531,8 @@ impl Board {
         }
         self.p4count = frame.p4count;
         self.value = frame.value;
-        if self.tables.net().is_some() {
-            self.acc = self.acc_frames.pop().expect("sums saved per move");
+        if self.tables.has_networks() {
+            (self.acc, self.pool) = self.acc_frames.pop().expect("sums saved per move");
             self.acc_stale = false;
         }
         for (i, &rows) in frame.near.iter().enumerate() {
@@ -614,14 +619,20 @@ impl Board {
         }
     }
 
-    /// The evaluation network's correction for the side to move (0 when the rule has no
-    /// network).
+    /// The evaluation networks' correction for the side to move (0 when the rule has no
+    /// network): the class-pair network's and the codebook's.
     #[inline]
     pub fn net_value(&mut self) -> i32 {
         self.settle_acc();
-        self.tables
+        let net = self
+            .tables
             .net()
-            .map_or(0, |net| net.correction(&self.acc[self.side.idx()]))
+            .map_or(0, |net| net.correction(&self.acc[self.side.idx()]));
+        let cb = self
+            .tables
+            .codebook()
+            .map_or(0, |cb| cb.correction(&self.pool, self.side));
+        net + cb
     }
 
     /// Bring the network's sums up to date. A move leaves them as they were
@@ -636,41 +647,83 @@ impl Board {
         self.acc_stale = false;
         let Board {
             acc,
+            pool,
             tables,
             frames,
             history,
             changes,
             code,
+            pats,
             ..
         } = self;
-        if let (Some(net), Some(frame), Some(&(p, _))) =
-            (tables.net(), frames.last(), history.last())
-        {
-            add_move(acc, net, p, code, &changes[frame.changes as usize..]);
+        if let (Some(frame), Some(&(p, _))) = (frames.last(), history.last()) {
+            let changes = &changes[frame.changes as usize..];
+            if let Some(net) = tables.net() {
+                add_move(acc, net, p, code, changes);
+            }
+            if let Some(cb) = tables.codebook() {
+                add_move_to_pool(pool, cb, p, pats, changes);
+            }
         }
     }
 
     /// The network's sums for the stones as they stand (what `settle_acc` makes them).
     #[cfg(debug_assertions)]
-    fn settled_acc(&self) -> [[i32; HIDDEN]; 2] {
-        let mut acc = self.acc;
-        let last = (self.tables.net(), self.frames.last(), self.history.last());
-        if let (true, (Some(net), Some(frame), Some(&(p, _)))) = (self.acc_stale, last) {
+    fn settled_acc(&self) -> ([[i32; HIDDEN]; 2], codebook::Sums) {
+        let (mut acc, mut pool) = (self.acc, self.pool);
+        if let (true, Some(frame), Some(&(p, _))) =
+            (self.acc_stale, self.frames.last(), self.history.last())
+        {
             let changes = &self.changes[frame.changes as usize..];
-            add_move(&mut acc, net, p, &self.code, changes);
-        }
-        acc
-    }
-
-    /// The network's sums counted afresh over the empty cells.
-    fn counted_acc(&self) -> [[i32; HIDDEN]; 2] {
-        let mut acc = [[0i32; HIDDEN]; 2];
-        if let Some(net) = self.tables.net() {
-            for p in self.cells().filter(|&p| self.is_empty(p)) {
-                add_rows(&mut acc, net, self.code[p.idx()], true);
+            if let Some(net) = self.tables.net() {
+                add_move(&mut acc, net, p, &self.code, changes);
+            }
+            if let Some(cb) = self.tables.codebook() {
+                add_move_to_pool(&mut pool, cb, p, &self.pats, changes);
             }
         }
-        acc
+        (acc, pool)
+    }
+
+    /// The networks' sums counted afresh over the empty cells.
+    fn counted_acc(&self) -> ([[i32; HIDDEN]; 2], codebook::Sums) {
+        let mut acc = [[0i32; HIDDEN]; 2];
+        let mut pool = [0; codebook::DIM];
+        for p in self.cells().filter(|&p| self.is_empty(p)) {
+            if let Some(net) = self.tables.net() {
+                add_rows(&mut acc, net, self.code[p.idx()], true);
+            }
+            if let Some(cb) = self.tables.codebook() {
+                Codebook::add(&mut pool, &cb.features(self.pats[p.idx()]), 1);
+            }
+        }
+        (acc, pool)
+    }
+
+    /// The four line-pattern bytes of every empty cell (black's pattern in the low nibble,
+    /// white's in the high one), row by row: what the codebook network reads.
+    pub fn empty_cell_patterns(&self) -> Vec<[u8; 4]> {
+        self.cells()
+            .filter(|&p| self.is_empty(p))
+            .map(|p| self.pats[p.idx()])
+            .collect()
+    }
+
+    /// The neighbours of empty cell `p` along direction `d` from `-reach` to `reach` steps
+    /// away (the tables' reach), centre left out, two bits each (`pattern::EMPTY`,
+    /// `BLACK`, `WHITE`, `WALL`), the nearest step first on each side: the cells at
+    /// -1, -2, ... in order, then +1, +2, ...
+    pub fn line_neighbours(&self, p: Pos, d: usize, reach: usize) -> Vec<u8> {
+        let key = self.keys[p.idx()][d];
+        let code = |off: i32| ((key >> (2 * slot(off))) & 3) as u8;
+        let r = reach as i32;
+        (1..=r).map(|k| code(-k)).chain((1..=r).map(code)).collect()
+    }
+
+    /// The four line-pattern bytes of cell `p` (see `empty_cell_patterns`), as they were
+    /// when it was last empty.
+    pub fn line_patterns(&self, p: Pos) -> [u8; 4] {
+        self.pats[p.idx()]
     }
 
     /// Mark the cells within the stencil of a stone at `p` as near one; returns the
@@ -781,7 +834,11 @@ impl Board {
         }
         assert_eq!(self.p4count, fresh.p4count, "p4 histogram drifted");
         assert_eq!(self.value, fresh.value, "values drifted");
-        assert_eq!(self.settled_acc(), fresh.acc, "network sums drifted");
+        assert_eq!(
+            self.settled_acc(),
+            (fresh.acc, fresh.pool),
+            "network sums drifted"
+        );
         assert_eq!(self.near_rows, fresh.near_rows, "candidate bits drifted");
         for p in self.cells() {
             let bit = |rows: &[u32; MAX_SIZE]| rows[p.y()] >> p.x() & 1 == 1;
@@ -793,7 +850,8 @@ impl Board {
     /// A board built from scratch with the same stones (used to check the incremental state).
     #[cfg(test)]
     fn recomputed(&self) -> Board {
-        let mut fresh = Board::new(self.width, self.height, self.rule).expect("same size");
+        let mut fresh = Board::with_tables(self.width, self.height, self.rule, self.tables.clone())
+            .expect("same size");
         // Build without the per-move checks: set stones directly, then recompute.
         for &(p, c) in &self.history {
             fresh.cells[p.idx()] = if c == Color::Black { BLACK } else { WHITE };
@@ -823,7 +881,7 @@ impl Board {
                 fresh.cover_near(p);
             }
         }
-        fresh.acc = fresh.counted_acc();
+        (fresh.acc, fresh.pool) = fresh.counted_acc();
         fresh
     }
 
@@ -922,6 +980,25 @@ fn swap_rows(acc: &mut [[i32; HIDDEN]; 2], net: &Net, old: [u16; 2], new: [u16; 
         for ((a, x), y) in sums.iter_mut().zip(from).zip(to) {
             *a += y - x;
         }
+    }
+}
+
+/// Add a move's changes to the codebook's sums `pool`: the stone at `p` takes its cell's
+/// features away, and every cell whose line pattern changed (`changes`, at most one a cell:
+/// a move shares one line with a cell) trades its features before for those after.
+fn add_move_to_pool(
+    pool: &mut codebook::Sums,
+    cb: &Codebook,
+    p: Pos,
+    pats: &[[u8; 4]],
+    changes: &[Change],
+) {
+    Codebook::add(pool, &cb.features(pats[p.idx()]), -1);
+    for ch in changes {
+        let now = pats[ch.cell as usize];
+        let f = cb.raw_features(now);
+        let before = cb.traded(&f, ch.pat, now[ch.dir as usize]);
+        Codebook::replace(pool, &Codebook::clip(before), &Codebook::clip(f));
     }
 }
 
@@ -1048,6 +1125,41 @@ pub(crate) mod tests {
             }
             assert_eq!(b.hash(), start_hash);
             assert_eq!(b.p4count, Board::new(w, h, rule).unwrap().p4count);
+        }
+    }
+
+    #[test]
+    fn codebook_sums_follow_every_move_and_take_back() {
+        let cb = crate::pattern::codebook::tests::scrambled();
+        for (i, &rule) in Rule::ALL.iter().enumerate() {
+            let (w, h) = [(15, 15), (20, 20), (7, 11), (22, 9), (5, 5)][i];
+            let tables = RuleTables::with_weights(rule, &crate::pattern::weights::builtin(rule))
+                .with_codebook(Some(&cb));
+            let mut b = Board::with_tables(w, h, rule, Arc::new(tables)).unwrap();
+            let mut rng = Rng::new(0x4321 + i as u64);
+            for step in 0..1500 {
+                let undo = b.stone_count() > 0 && (b.empty_count() == 0 || rng.below(3) == 0);
+                if undo {
+                    b.undo();
+                } else {
+                    let empties: Vec<Pos> = b.cells().filter(|&p| b.is_empty(p)).collect();
+                    b.make_move(empties[rng.below(empties.len())]);
+                }
+                if step % 5 == 0 {
+                    b.assert_matches_rebuild();
+                    // The integer correction is the floating-point one, up to rounding.
+                    let plain = b
+                        .tables
+                        .net()
+                        .map_or(0, |n| n.correction(&b.settled_acc().0[b.side.idx()]));
+                    let int = b.net_value() - plain;
+                    let exact = cb.correction(&b.empty_cell_patterns(), b.side_to_move());
+                    assert!(
+                        (exact - int as f32).abs() <= 2.0 + exact.abs() * 0.03,
+                        "{rule:?} step {step}: {exact} against {int}"
+                    );
+                }
+            }
         }
     }
 

@@ -8,6 +8,7 @@
 //! script runs it, so the tables come compiled into the binary.
 
 // The generator itself runs in the build script; in the library only the tests run it.
+pub mod codebook;
 #[cfg_attr(not(test), allow(dead_code))]
 mod lines;
 pub mod net;
@@ -206,6 +207,8 @@ pub struct RuleTables {
     order: [Vec<[i32; 2]>; 2],
     /// The evaluation's network, if the rule has one (see `net`).
     net: Option<net::Net>,
+    /// The evaluation's codebook network, if the rule has one (see `codebook`).
+    codebook: Option<codebook::Codebook>,
 }
 
 impl RuleTables {
@@ -217,7 +220,17 @@ impl RuleTables {
     /// The tables of `rule` with evaluation weights `w` (which must hold the rule's number
     /// of sides, see `weights::sides`).
     pub fn with_weights(rule: Rule, w: &weights::Weights) -> RuleTables {
-        RuleTables::with_weights_and_net(rule, w, net::builtin(rule).as_ref())
+        let mut t = RuleTables::with_weights_and_net(rule, w, net::builtin(rule).as_ref());
+        t.codebook = codebook::builtin(rule)
+            .as_ref()
+            .map(codebook::CodebookFile::quantize);
+        t
+    }
+
+    /// These tables with the codebook network `cb` (none: without one).
+    pub fn with_codebook(mut self, cb: Option<&codebook::CodebookFile>) -> RuleTables {
+        self.codebook = cb.map(codebook::CodebookFile::quantize);
+        self
     }
 
     /// The tables of `rule` with evaluation weights `w` and network `net` (none: the cell
@@ -259,6 +272,7 @@ impl RuleTables {
             threat: [Color::Black, Color::White].map(|c| w.threat_table(c)),
             order: [Color::Black, Color::White].map(|c| order.table(rule, c)),
             net: net.map(net::NetFile::quantize),
+            codebook: None,
         }
     }
 
@@ -311,6 +325,18 @@ impl RuleTables {
     #[inline]
     pub fn net(&self) -> Option<&net::Net> {
         self.net.as_ref()
+    }
+
+    /// The evaluation's codebook network, if the rule has one.
+    #[inline]
+    pub fn codebook(&self) -> Option<&codebook::Codebook> {
+        self.codebook.as_ref()
+    }
+
+    /// Whether the board keeps sums for a network (see `Board::net_value`).
+    #[inline]
+    pub fn has_networks(&self) -> bool {
+        self.net.is_some() || self.codebook.is_some()
     }
 
     /// The evaluation's bonus for the side to move.

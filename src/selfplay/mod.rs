@@ -69,6 +69,10 @@ pub struct Args {
     /// one. Random openings are still chosen with the compiled-in weights.
     #[arg(long, value_name = "FILE")]
     pub weights: Option<PathBuf>,
+    /// Evaluate with this codebook network (as `scripts/train-codebook.py` writes) in
+    /// place of the compiled-in networks of the rule.
+    #[arg(long, value_name = "FILE")]
+    pub codebook: Option<PathBuf>,
 }
 
 /// Where the games of a run start, under which rule and on which board (`selfplay` and
@@ -123,7 +127,7 @@ pub struct Summary {
 pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
     let (rule, (width, height)) = (args.setup.rule, args.setup.size);
     let openings = Openings::new(&args.setup, args.seed)?;
-    let tables = evaluation(args.weights.as_deref(), rule)?;
+    let tables = evaluation(args.weights.as_deref(), args.codebook.as_deref(), rule)?;
     let mut file = open(&args.out, args.append)?;
     let limits = args.limits();
     let next = AtomicU64::new(0);
@@ -191,9 +195,9 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
     })?;
     writeln!(
         progress,
-        "wrote {} games, {} positions to {} in {:.1} s: black won {}, white won {}, draws {}",
-        summary.games,
-        summary.positions,
+        "wrote {}, {} to {} in {:.1} s: black won {}, white won {}, draws {}",
+        crate::value_text::plural(summary.games as usize, "game"),
+        crate::value_text::plural(summary.positions as usize, "position"),
         args.out.display(),
         started.elapsed().as_secs_f64(),
         summary.black,
@@ -289,8 +293,23 @@ pub(crate) fn play_move(board: &mut Board, p: Pos) -> Option<Outcome> {
 }
 
 /// The evaluation tables of `rule`: from the weights file `path` (`--weights`), or the
-/// compiled-in ones.
-pub(crate) fn evaluation(path: Option<&Path>, rule: Rule) -> anyhow::Result<Arc<RuleTables>> {
+/// compiled-in ones, with the codebook network of the file `codebook` (`--codebook`) in
+/// place of the rule's networks if one is given.
+pub(crate) fn evaluation(
+    path: Option<&Path>,
+    codebook: Option<&Path>,
+    rule: Rule,
+) -> anyhow::Result<Arc<RuleTables>> {
+    if let Some(file) = codebook {
+        let w = match path {
+            Some(path) => weights::read(path, rule)?,
+            None => weights::builtin(rule),
+        };
+        let cb = crate::pattern::codebook::read(file)?;
+        return Ok(Arc::new(
+            RuleTables::with_weights(rule, &w).with_codebook(Some(&cb)),
+        ));
+    }
     Ok(match path {
         Some(path) => Arc::new(RuleTables::with_weights(rule, &weights::read(path, rule)?)),
         None => crate::pattern::tables(rule).clone(),

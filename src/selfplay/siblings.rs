@@ -62,6 +62,10 @@ pub struct Args {
     /// one; every game in DATA must then be of a rule it fits.
     #[arg(long, value_name = "FILE")]
     pub weights: Option<PathBuf>,
+    /// Evaluate with this codebook network (as `scripts/train-codebook.py` writes) in
+    /// place of the compiled-in networks of the rule.
+    #[arg(long, value_name = "FILE")]
+    pub codebook: Option<PathBuf>,
 }
 
 /// How many of the best-ordered moves the other moves are drawn from.
@@ -94,7 +98,10 @@ pub fn run(args: &Args, progress: &mut dyn Write) -> anyhow::Result<Summary> {
     let mut tables: Vec<(Rule, Arc<RuleTables>)> = Vec::new();
     for g in &games {
         if tables.iter().all(|&(r, _)| r != g.rule) {
-            tables.push((g.rule, super::evaluation(args.weights.as_deref(), g.rule)?));
+            tables.push((
+                g.rule,
+                super::evaluation(args.weights.as_deref(), args.codebook.as_deref(), g.rule)?,
+            ));
         }
     }
     let mut file = super::open(&args.out, args.append)?;

@@ -9,6 +9,7 @@
 //! With `--policy` it fits the move-ordering scores of `src/pattern/policy/` instead, to
 //! the moves the search chose (`policy`).
 
+mod codebook_data;
 mod fit;
 mod net;
 mod policy;
@@ -94,6 +95,16 @@ pub struct Args {
     /// --lambda, --scale and --hold-out apply; the network always starts afresh.
     #[arg(long, conflicts_with = "policy")]
     pub net: bool,
+    /// Write the quiet positions to --out for the codebook network's trainer
+    /// (`scripts/train-codebook.py`) instead of fitting anything: each cell's line
+    /// patterns, the evaluation without networks and the target. --lambda, --scale and
+    /// --hold-out apply.
+    #[arg(long, conflicts_with_all = ["policy", "net"])]
+    pub codebook_data: bool,
+    /// With --codebook-data: the evaluation written is the one with this codebook
+    /// network (for checking a trainer against the engine).
+    #[arg(long, value_name = "FILE", requires = "codebook_data")]
+    pub codebook: Option<PathBuf>,
     /// With --net: passes over the data.
     #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub passes: u64,
@@ -132,6 +143,8 @@ pub fn command(args: &Args, progress: &mut dyn Write) -> anyhow::Result<()> {
         run_policy(args, progress)
     } else if args.net {
         run_net(args, progress)
+    } else if args.codebook_data {
+        codebook_data::run(args, progress)
     } else {
         run(args, progress).map(drop)
     }
