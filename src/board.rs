@@ -702,6 +702,7 @@ impl Board {
 
     /// The four line-pattern bytes of every empty cell (black's pattern in the low nibble,
     /// white's in the high one), row by row: what the codebook network reads.
+    #[cfg(test)]
     pub fn empty_cell_patterns(&self) -> Vec<[u8; 4]> {
         self.cells()
             .filter(|&p| self.is_empty(p))
@@ -1101,6 +1102,29 @@ pub(crate) mod tests {
         assert!(Board::new(32, 20, Rule::Renju).is_ok());
     }
 
+    /// `steps` random moves and take-backs on `b` (a take-back one time in three), with
+    /// `check` after every `every`-th.
+    fn random_walk(
+        b: &mut Board,
+        rng: &mut Rng,
+        steps: usize,
+        every: usize,
+        check: &mut dyn FnMut(&mut Board, usize),
+    ) {
+        for step in 0..steps {
+            let undo = b.stone_count() > 0 && (b.empty_count() == 0 || rng.below(3) == 0);
+            if undo {
+                b.undo();
+            } else {
+                let empties: Vec<Pos> = b.cells().filter(|&p| b.is_empty(p)).collect();
+                b.make_move(empties[rng.below(empties.len())]);
+            }
+            if step % every == 0 {
+                check(b, step);
+            }
+        }
+    }
+
     #[test]
     fn random_make_undo_matches_recompute() {
         for (i, &rule) in Rule::ALL.iter().enumerate() {
@@ -1108,18 +1132,9 @@ pub(crate) mod tests {
             let mut b = Board::new(w, h, rule).unwrap();
             let start_hash = b.hash();
             let mut rng = Rng::new(0x1234 + i as u64);
-            for step in 0..3000 {
-                let undo = b.stone_count() > 0 && (b.empty_count() == 0 || rng.below(3) == 0);
-                if undo {
-                    b.undo();
-                } else {
-                    let empties: Vec<Pos> = b.cells().filter(|&p| b.is_empty(p)).collect();
-                    b.make_move(empties[rng.below(empties.len())]);
-                }
-                if step % 7 == 0 {
-                    b.assert_matches_rebuild();
-                }
-            }
+            random_walk(&mut b, &mut rng, 3000, 7, &mut |b, _| {
+                b.assert_matches_rebuild()
+            });
             while b.stone_count() > 0 {
                 b.undo();
             }
@@ -1137,29 +1152,20 @@ pub(crate) mod tests {
                 .with_codebook(Some(&cb));
             let mut b = Board::with_tables(w, h, rule, Arc::new(tables)).unwrap();
             let mut rng = Rng::new(0x4321 + i as u64);
-            for step in 0..1500 {
-                let undo = b.stone_count() > 0 && (b.empty_count() == 0 || rng.below(3) == 0);
-                if undo {
-                    b.undo();
-                } else {
-                    let empties: Vec<Pos> = b.cells().filter(|&p| b.is_empty(p)).collect();
-                    b.make_move(empties[rng.below(empties.len())]);
-                }
-                if step % 5 == 0 {
-                    b.assert_matches_rebuild();
-                    // The integer correction is the floating-point one, up to rounding.
-                    let plain = b
-                        .tables
-                        .net()
-                        .map_or(0, |n| n.correction(&b.settled_acc().0[b.side.idx()]));
-                    let int = b.net_value() - plain;
-                    let exact = cb.correction(&b.empty_cell_patterns(), b.side_to_move());
-                    assert!(
-                        (exact - int as f32).abs() <= 2.0 + exact.abs() * 0.03,
-                        "{rule:?} step {step}: {exact} against {int}"
-                    );
-                }
-            }
+            random_walk(&mut b, &mut rng, 1500, 5, &mut |b, step| {
+                b.assert_matches_rebuild();
+                // The integer correction is the floating-point one, up to rounding.
+                let plain = b
+                    .tables
+                    .net()
+                    .map_or(0, |n| n.correction(&b.settled_acc().0[b.side.idx()]));
+                let int = b.net_value() - plain;
+                let exact = cb.correction(&b.empty_cell_patterns(), b.side_to_move());
+                assert!(
+                    (exact - int as f32).abs() <= 2.0 + exact.abs() * 0.03,
+                    "{rule:?} step {step}: {exact} against {int}"
+                );
+            });
         }
     }
 

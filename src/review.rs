@@ -738,7 +738,7 @@ mod tests {
         let cells = (cell(r.played), cell(r.best));
         assert_eq!(
             (r.colour, cells),
-            (Color::Black, ("j12".into(), "g8".into()))
+            (Color::Black, ("j12".into(), "h8".into()))
         );
         let third = r.label.expect("move 3 is labelled");
         assert!(
@@ -774,7 +774,8 @@ mod tests {
         assert_eq!(m.mark, Some(third.mark()));
         let comment = m.comment.as_deref().unwrap();
         assert!(
-            comment.starts_with("for black: before ") && comment.contains("best g8"),
+            comment.starts_with("for black: before ")
+                && comment.contains(&format!("best {}", cell(reviews[2].best))),
             "{comment}"
         );
     }

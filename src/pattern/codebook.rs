@@ -27,6 +27,7 @@
 //!
 //! A pattern pair not listed adds nothing. Lines starting with `#` are comments.
 
+use super::net::{number, values as vector};
 use super::Pattern;
 use crate::types::Color;
 use anyhow::{anyhow, bail, ensure};
@@ -128,26 +129,6 @@ fn pattern_named(name: &str) -> Option<Pattern> {
     (0..Pattern::COUNT as u8)
         .map(Pattern::from_u8)
         .find(|p| format!("{p:?}") == name)
-}
-
-fn number(w: &str) -> anyhow::Result<f32> {
-    w.parse::<f32>()
-        .ok()
-        .filter(|x| x.is_finite() && x.abs() < 1e7)
-        .ok_or_else(|| anyhow!("not a number: {w}"))
-}
-
-fn vector<const N: usize>(words: &[&str]) -> anyhow::Result<[f32; N]> {
-    ensure!(
-        words.len() == N,
-        "expected {N} values, found {}",
-        words.len()
-    );
-    let mut v = [0.0; N];
-    for (x, w) in v.iter_mut().zip(words) {
-        *x = number(w)?;
-    }
-    Ok(v)
 }
 
 impl Head {

@@ -84,20 +84,22 @@ pub fn builtin(rule: Rule) -> Option<NetFile> {
     FILES[rule.idx()].map(|t| NetFile::parse(t).expect("the compiled-in network parses"))
 }
 
-fn number(w: &str) -> anyhow::Result<f32> {
+/// A number of a network file.
+pub(super) fn number(w: &str) -> anyhow::Result<f32> {
     w.parse::<f32>()
         .ok()
         .filter(|x| x.is_finite() && x.abs() < 1e6)
         .ok_or_else(|| anyhow!("not a number: {w}"))
 }
 
-fn values(words: &[&str]) -> anyhow::Result<[f32; HIDDEN]> {
+/// Exactly `N` numbers of a network file.
+pub(super) fn values<const N: usize>(words: &[&str]) -> anyhow::Result<[f32; N]> {
     ensure!(
-        words.len() == HIDDEN,
-        "expected {HIDDEN} values, found {}",
+        words.len() == N,
+        "expected {N} values, found {}",
         words.len()
     );
-    let mut v = [0.0; HIDDEN];
+    let mut v = [0.0; N];
     for (x, w) in v.iter_mut().zip(words) {
         *x = number(w)?;
     }
